@@ -1,0 +1,16 @@
+# Compiler-wide settings: ccache when present, lld, warnings, sanitizers.
+find_program(TESSERA_CCACHE ccache)
+if(TESSERA_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_C_COMPILER_LAUNCHER ${TESSERA_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${TESSERA_CCACHE})
+endif()
+
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  add_link_options(-fuse-ld=lld)
+  add_compile_options(-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+endif()
+
+if(TESSERA_ENABLE_SANITIZERS)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -1,0 +1,21 @@
+//===- TileDialect.h - the tile dialect -------------------------*- C++ -*-===//
+#ifndef TESSERA_DIALECT_TILE_TILEDIALECT_H
+#define TESSERA_DIALECT_TILE_TILEDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+
+#include "tessera/Dialect/Tile/TileEnums.h.inc"
+
+#include "tessera/Dialect/Tile/TileDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tessera/Dialect/Tile/TileAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tessera/Dialect/Tile/TileTypes.h.inc"
+
+#endif // TESSERA_DIALECT_TILE_TILEDIALECT_H

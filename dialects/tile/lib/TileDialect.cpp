@@ -1,0 +1,76 @@
+//===- TileDialect.cpp - the tile dialect ---------------------------------===//
+
+#include "tessera/Dialect/Tile/TileDialect.h"
+#include "tessera/Dialect/Tile/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tessera::tile;
+
+#include "tessera/Dialect/Tile/TileDialect.cpp.inc"
+#include "tessera/Dialect/Tile/TileEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tessera/Dialect/Tile/TileAttrs.cpp.inc"
+
+void TileDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tessera/Dialect/Tile/TileAttrs.cpp.inc"
+      >();
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "tessera/Dialect/Tile/TileOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// LayoutAttr
+//===----------------------------------------------------------------------===//
+
+static int64_t basisRank(ArrayAttr list) {
+  for (Attribute basis : list)
+    if (auto vec = dyn_cast<ArrayAttr>(basis))
+      return vec.size();
+  return -1;
+}
+
+int64_t LayoutAttr::getRank() const {
+  for (ArrayAttr list : {getReg(), getLane(), getWarp(), getBlock()})
+    if (int64_t r = basisRank(list); r >= 0)
+      return r;
+  return 0;
+}
+
+LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayAttr reg, ArrayAttr lane, ArrayAttr warp,
+                                 ArrayAttr block) {
+  int64_t rank = -1;
+  const std::pair<StringRef, ArrayAttr> lists[] = {
+      {"reg", reg}, {"lane", lane}, {"warp", warp}, {"block", block}};
+  for (auto [name, list] : lists) {
+    for (Attribute basis : list) {
+      auto vec = dyn_cast<ArrayAttr>(basis);
+      if (!vec)
+        return emitError() << "layout '" << name
+                           << "' basis must be a list of integers, got "
+                           << basis;
+      if (rank >= 0 && (int64_t)vec.size() != rank)
+        return emitError() << "layout '" << name << "' basis " << basis
+                           << " has " << vec.size()
+                           << " coordinates, expected " << rank;
+      rank = vec.size();
+      for (Attribute c : vec) {
+        auto i = dyn_cast<IntegerAttr>(c);
+        if (!i || i.getInt() < 0)
+          return emitError() << "layout '" << name << "' basis " << basis
+                             << " must hold non-negative integers";
+      }
+    }
+  }
+  return success();
+}
