@@ -1,0 +1,662 @@
+//===- LowerTileToLoops.cpp - tile dialect to scf/memref for CPUs ---------===//
+
+#include "LowerTileToLoops.h"
+
+#include "tessera/Dialect/Tile/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+namespace tile = tessera::tile;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Small builders
+//===----------------------------------------------------------------------===//
+
+Value idx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Converts a scalar between element types (the conversions tile.copy does).
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (from.isIndex() || to.isIndex()) {
+    if (isa<FloatType>(from)) {
+      Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
+      return arith::IndexCastOp::create(b, loc, to, i);
+    }
+    if (isa<FloatType>(to)) {
+      Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+      return arith::SIToFPOp::create(b, loc, to, i);
+    }
+    return arith::IndexCastOp::create(b, loc, to, v);
+  }
+  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
+  if (ff && tf) {
+    if (ff.getWidth() < tf.getWidth() ||
+        (ff.getWidth() == tf.getWidth() && ff.getFPMantissaWidth() <
+                                               tf.getFPMantissaWidth()))
+      return arith::ExtFOp::create(b, loc, to, v);
+    if (ff.getWidth() == tf.getWidth()) {
+      // bf16 <-> f16: go through f32.
+      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+      return arith::TruncFOp::create(b, loc, to, wide);
+    }
+    return arith::TruncFOp::create(b, loc, to, v);
+  }
+  if (!ff && !tf) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtSIOp::create(b, loc, to, v);
+    return arith::TruncIOp::create(b, loc, to, v);
+  }
+  if (ff)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  return arith::SIToFPOp::create(b, loc, to, v);
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
+}
+
+/// Builds a nest of static loops [0, shape[d]) and calls `body` innermost.
+void loopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+              function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t d : shape) {
+    lbs.push_back(idx(b, loc, 0));
+    ubs.push_back(idx(b, loc, d));
+    steps.push_back(idx(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conds) {
+  Value r = conds.front();
+  for (Value c : conds.drop_front())
+    r = arith::AndIOp::create(b, loc, r, c);
+  return r;
+}
+
+tile::TileType tileTypeOf(Value original) {
+  return cast<tile::TileType>(original.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Type conversion: tiles are static memrefs, tensors dynamic row-major ones.
+//===----------------------------------------------------------------------===//
+
+class TileTypeConverter : public TypeConverter {
+public:
+  TileTypeConverter() {
+    addConversion([](Type t) { return t; });
+    addConversion([](tile::TileType t) -> Type {
+      return MemRefType::get(t.getShape(), t.getElementType());
+    });
+    addConversion([](tile::GlobalTensorType t) -> Type {
+      SmallVector<int64_t> shape(t.getRank(), ShapedType::kDynamic);
+      return MemRefType::get(shape, t.getElementType());
+    });
+    auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
+                   Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+          .getResult(0);
+    };
+    addSourceMaterialization(cast);
+    addTargetMaterialization(cast);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Function entry: unpack the argument slots
+//===----------------------------------------------------------------------===//
+
+/// Builds the memref descriptor of a row-major tensor whose data pointer and
+/// sizes were read from the slots.
+Value buildTensorMemref(OpBuilder &b, Location loc, MemRefType type, Value ptr,
+                        ArrayRef<Value> dims) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  auto i64 = b.getI64Type();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto arr = LLVM::LLVMArrayType::get(i64, rank);
+  auto descTy = LLVM::LLVMStructType::getLiteral(ctx, {ptrTy, ptrTy, i64, arr, arr});
+  Value desc = LLVM::UndefOp::create(b, loc, descTy);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  Value zero = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
+  desc = LLVM::InsertValueOp::create(b, loc, desc, zero, ArrayRef<int64_t>{2});
+  Value stride = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    desc = LLVM::InsertValueOp::create(b, loc, desc, dims[d],
+                                       ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
+                                       ArrayRef<int64_t>{4, d});
+    if (d > 0)
+      stride = LLVM::MulOp::create(b, loc, stride, dims[d]);
+  }
+  return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
+}
+
+LogicalResult rewriteFunction(tile::FuncOp f, const TypeConverter &converter) {
+  OpBuilder b(f);
+  Location loc = f.getLoc();
+  MLIRContext *ctx = f.getContext();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto i64 = b.getI64Type();
+  auto fnType = b.getFunctionType({ptrTy, i64, i64, i64}, {});
+  auto fn = func::FuncOp::create(
+      b, loc, (tessera::cpu::kKernelSymbolPrefix + f.getSymName()).str(),
+      fnType);
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  Value slots = entry->getArgument(0);
+  int64_t slot = 0;
+  auto slotAddr = [&](int64_t s) -> Value {
+    return LLVM::GEPOp::create(b, loc, ptrTy, i64, slots,
+                               ArrayRef<LLVM::GEPArg>{(int32_t)s});
+  };
+  Block &old = f.getBody().front();
+  for (BlockArgument arg : old.getArguments()) {
+    Type t = arg.getType();
+    Value repl;
+    if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
+      Value ptr = LLVM::LoadOp::create(b, loc, ptrTy, slotAddr(slot++));
+      SmallVector<Value> dims;
+      for (int64_t d = 0; d < tensor.getRank(); ++d)
+        dims.push_back(LLVM::LoadOp::create(b, loc, i64, slotAddr(slot++)));
+      auto memrefTy = cast<MemRefType>(converter.convertType(t));
+      Value memref = buildTensorMemref(b, loc, memrefTy, ptr, dims);
+      repl = UnrealizedConversionCastOp::create(b, loc, t, memref).getResult(0);
+    } else if (t.isIndex()) {
+      Value v = LLVM::LoadOp::create(b, loc, i64, slotAddr(slot++));
+      repl = arith::IndexCastOp::create(b, loc, t, v);
+    } else if (t.isInteger(1)) {
+      Value v = LLVM::LoadOp::create(b, loc, b.getI8Type(), slotAddr(slot++));
+      repl = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                   zeroOf(b, loc, b.getI8Type()));
+    } else {
+      repl = LLVM::LoadOp::create(b, loc, t, slotAddr(slot++));
+    }
+    arg.replaceAllUsesWith(repl);
+  }
+  entry->getOperations().splice(entry->end(), old.getOperations());
+  f.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Op patterns
+//===----------------------------------------------------------------------===//
+
+template <typename OpT>
+struct TilePattern : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+};
+
+struct ReturnLowering : TilePattern<tile::ReturnOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<func::ReturnOp>(op);
+    return success();
+  }
+};
+
+struct DimLowering : TilePattern<tile::DimOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::DimOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<memref::DimOp>(op, a.getTensor(), op.getIndex());
+    return success();
+  }
+};
+
+struct KernelLowering : TilePattern<tile::KernelOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::KernelOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    auto fn = op->getParentOfType<func::FuncOp>();
+    if (!fn)
+      return rw.notifyMatchFailure(op, "kernel outside a lowered function");
+    SmallVector<Value> blockIds;
+    for (unsigned i = 0; i < op.getGrid().size(); ++i)
+      blockIds.push_back(arith::IndexCastOp::create(
+          rw, op.getLoc(), rw.getIndexType(), fn.getArgument(1 + i)));
+    Block &body = op.getBodyBlock();
+    rw.eraseOp(body.getTerminator());
+    rw.inlineBlockBefore(&body, op, blockIds);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct AllocLowering : TilePattern<tile::AllocOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AllocOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    auto type = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
+    // Allocate once per block run, at function entry, whatever loop the
+    // alloc sits in.
+    auto fn = op->getParentOfType<func::FuncOp>();
+    OpBuilder::InsertionGuard g(rw);
+    rw.setInsertionPointToStart(&fn.getBody().front());
+    Value buf = memref::AllocaOp::create(rw, op.getLoc(), type, ValueRange{},
+                                         rw.getI64IntegerAttr(64));
+    rw.replaceOp(op, buf);
+    return success();
+  }
+};
+
+/// Stores `value` into every element of `buf`.
+void fillBuffer(OpBuilder &b, Location loc, Value buf, Value value) {
+  auto type = cast<MemRefType>(buf.getType());
+  loopNest(b, loc, type.getShape(), [&](OpBuilder &nb, Location l, ValueRange ivs) {
+    memref::StoreOp::create(nb, l, value, buf, ivs);
+  });
+}
+
+struct FillLowering : TilePattern<tile::FillOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::FillOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    fillBuffer(rw, op.getLoc(), a.getDst(), a.getValue());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct ClearLowering : TilePattern<tile::ClearOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ClearOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Type elem = tileTypeOf(op.getDst()).getElementType();
+    fillBuffer(rw, op.getLoc(), a.getDst(), zeroOf(rw, op.getLoc(), elem));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.copy: loop nests over the tile; global accesses are masked against
+/// the tensor's sizes, with an unmasked fast path for interior tiles.
+struct CopyLowering : TilePattern<tile::CopyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::CopyOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    bool srcGlobal = isa<tile::GlobalTensorType>(op.getSrc().getType());
+    bool dstGlobal = isa<tile::GlobalTensorType>(op.getDst().getType());
+    Value src = a.getSrc(), dst = a.getDst();
+    Type srcElem = cast<MemRefType>(src.getType()).getElementType();
+    Type dstElem = cast<MemRefType>(dst.getType()).getElementType();
+    bool transpose = op.getTranspose();
+
+    if (!srcGlobal && !dstGlobal) {
+      ArrayRef<int64_t> shape = tileTypeOf(op.getSrc()).getShape();
+      loopNest(rw, loc, shape, [&](OpBuilder &b, Location l, ValueRange ivs) {
+        SmallVector<Value> dIdx(ivs);
+        if (transpose)
+          std::swap(dIdx[0], dIdx[1]);
+        Value v = memref::LoadOp::create(b, l, src, ivs);
+        memref::StoreOp::create(b, l, convertScalar(b, l, v, dstElem), dst,
+                                dIdx);
+      });
+      rw.eraseOp(op);
+      return success();
+    }
+
+    Value global = srcGlobal ? src : dst;
+    Value tileBuf = srcGlobal ? dst : src;
+    ValueRange offsets = srcGlobal ? a.getSrcOffsets() : a.getDstOffsets();
+    auto tileShape = tileTypeOf(srcGlobal ? op.getDst() : op.getSrc()).getShape();
+    int64_t rank = cast<MemRefType>(global.getType()).getRank();
+    int64_t r = tileShape.size();
+    // The tile covers the tensor's last r dimensions (after transposition).
+    SmallVector<int64_t> extent(rank, 1);
+    for (int64_t k = 0; k < r; ++k)
+      extent[rank - r + k] = tileShape[k];
+    if (transpose)
+      std::swap(extent[rank - 2], extent[rank - 1]);
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(memref::DimOp::create(rw, loc, global, d));
+
+    // Interior test: offset + extent <= size in every dimension.
+    SmallVector<Value> fits;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value end = arith::AddIOp::create(rw, loc, offsets[d], idx(rw, loc, extent[d]));
+      fits.push_back(arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sle,
+                                           end, dims[d]));
+    }
+    Value interior = andAll(rw, loc, fits);
+
+    auto globalIndex = [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<Value> g(offsets.begin(), offsets.end());
+      SmallVector<Value> t(ivs);
+      if (transpose)
+        std::swap(t[0], t[1]);
+      for (int64_t k = 0; k < r; ++k)
+        g[rank - r + k] = arith::AddIOp::create(b, l, offsets[rank - r + k], t[k]);
+      return g;
+    };
+    auto inBounds = [&](OpBuilder &b, Location l, ArrayRef<Value> g) {
+      SmallVector<Value> conds;
+      for (int64_t d = 0; d < rank; ++d) {
+        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              g[d], dims[d]));
+        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              g[d], idx(b, l, 0)));
+      }
+      return andAll(b, l, conds);
+    };
+    auto emit = [&](OpBuilder &b, Location l, bool masked) {
+      loopNest(b, l, tileShape, [&](OpBuilder &nb, Location ll, ValueRange ivs) {
+        SmallVector<Value> g = globalIndex(nb, ll, ivs);
+        if (srcGlobal) {
+          Value v;
+          if (!masked) {
+            v = memref::LoadOp::create(nb, ll, global, g);
+          } else {
+            auto ifOp = scf::IfOp::create(
+                nb, ll, inBounds(nb, ll, g),
+                [&](OpBuilder &tb, Location tl) {
+                  scf::YieldOp::create(tb, tl,
+                                       ValueRange{memref::LoadOp::create(tb, tl, global, g)});
+                },
+                [&](OpBuilder &eb, Location el) {
+                  scf::YieldOp::create(eb, el, ValueRange{zeroOf(eb, el, srcElem)});
+                });
+            v = ifOp.getResult(0);
+          }
+          memref::StoreOp::create(nb, ll, convertScalar(nb, ll, v, dstElem),
+                                  tileBuf, ivs);
+        } else {
+          auto store = [&](OpBuilder &sb, Location sl) {
+            Value v = memref::LoadOp::create(sb, sl, tileBuf, ivs);
+            memref::StoreOp::create(sb, sl, convertScalar(sb, sl, v, dstElem),
+                                    global, g);
+          };
+          if (!masked) {
+            store(nb, ll);
+          } else {
+            auto ifOp = scf::IfOp::create(nb, ll, inBounds(nb, ll, g),
+                                          /*withElseRegion=*/false);
+            OpBuilder tb = ifOp.getThenBodyBuilder();
+            store(tb, ll);
+          }
+        }
+      });
+    };
+    scf::IfOp::create(
+        rw, loc, interior,
+        [&](OpBuilder &b, Location l) {
+          emit(b, l, /*masked=*/false);
+          scf::YieldOp::create(b, l);
+        },
+        [&](OpBuilder &b, Location l) {
+          emit(b, l, /*masked=*/true);
+          scf::YieldOp::create(b, l);
+        });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.gemm: i-k-j loop order so the innermost loop streams rows of B and C
+/// (vectorizable), with multiply-adds allowed to contract into FMAs.
+struct GemmLowering : TilePattern<tile::GemmOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::GemmOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto at = tileTypeOf(op.getA()), bt = tileTypeOf(op.getB());
+    auto ct = tileTypeOf(op.getC());
+    Type acc = ct.getElementType();
+    if (!acc.isF32() && !acc.isF16() && !acc.isInteger(32))
+      return op.emitOpError("the cpu backend has no gemm accumulating in ")
+             << acc;
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(at.getElementType()) ||
+        isa<Float8E4M3FNType, Float8E5M2Type>(bt.getElementType()))
+      return op.emitOpError("the cpu backend does not support fp8 gemm "
+                            "inputs; compile for a GPU target with fp8 MMA");
+    int64_t m = ct.getShape()[0], n = ct.getShape()[1];
+    int64_t k = op.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
+    Value A = a.getA(), B = a.getB(), C = a.getC();
+    if (op.getClear())
+      fillBuffer(rw, loc, C, zeroOf(rw, loc, acc));
+    bool isFloat = isa<FloatType>(acc);
+    auto fm = arith::FastMathFlagsAttr::get(rw.getContext(),
+                                            arith::FastMathFlags::contract);
+    loopNest(rw, loc, {m, k}, [&](OpBuilder &b, Location l, ValueRange ik) {
+      Value i = ik[0], kk = ik[1];
+      SmallVector<Value> aIdx = {i, kk};
+      if (op.getTransposeA())
+        std::swap(aIdx[0], aIdx[1]);
+      Value av = convertScalar(b, l, memref::LoadOp::create(b, l, A, aIdx), acc);
+      loopNest(b, l, {n}, [&](OpBuilder &ib, Location il, ValueRange js) {
+        Value j = js[0];
+        SmallVector<Value> bIdx = {kk, j};
+        if (op.getTransposeB())
+          std::swap(bIdx[0], bIdx[1]);
+        Value bv =
+            convertScalar(ib, il, memref::LoadOp::create(ib, il, B, bIdx), acc);
+        Value cv = memref::LoadOp::create(ib, il, C, ValueRange{i, j});
+        Value sum;
+        if (isFloat) {
+          Value prod = arith::MulFOp::create(ib, il, av, bv, fm);
+          sum = arith::AddFOp::create(ib, il, cv, prod, fm);
+        } else {
+          Value prod = arith::MulIOp::create(ib, il, av, bv);
+          sum = arith::AddIOp::create(ib, il, cv, prod);
+        }
+        memref::StoreOp::create(ib, il, sum, C, ValueRange{i, j});
+      });
+    });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// Inlines a single-block region before `before`, dropping its tile.yield.
+void inlineBody(ConversionPatternRewriter &rw, Block &body, Operation *before,
+                ValueRange args) {
+  rw.eraseOp(body.getTerminator());
+  rw.inlineBlockBefore(&body, before, args);
+}
+
+struct ParallelLowering : TilePattern<tile::ParallelOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ParallelOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d : op.getShape()) {
+      lbs.push_back(idx(rw, loc, 0));
+      ubs.push_back(idx(rw, loc, d));
+      steps.push_back(idx(rw, loc, 1));
+    }
+    scf::LoopNest nest = scf::buildLoopNest(rw, loc, lbs, ubs, steps);
+    SmallVector<Value> ivs;
+    for (scf::ForOp f : nest.loops)
+      ivs.push_back(f.getInductionVar());
+    Block *inner = nest.loops.back().getBody();
+    inlineBody(rw, op.getBodyBlock(), inner->getTerminator(), ivs);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct PipelinedLowering : TilePattern<tile::PipelinedOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::PipelinedOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    // Host loads are synchronous: the stages collapse to a plain loop.
+    auto loop = scf::ForOp::create(rw, op.getLoc(), a.getLowerBound(),
+                                   a.getUpperBound(), a.getStep());
+    inlineBody(rw, op.getBodyBlock(), loop.getBody()->getTerminator(),
+               loop.getInductionVar());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct LoadLowering : TilePattern<tile::LoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<memref::LoadOp>(op, a.getTile(), a.getIndices());
+    return success();
+  }
+};
+
+struct StoreLowering : TilePattern<tile::StoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::StoreOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<memref::StoreOp>(op, a.getValue(), a.getTile(),
+                                           a.getIndices());
+    return success();
+  }
+};
+
+Value reduceIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type t) {
+  if (kind == tile::ReduceKind::Sum)
+    return zeroOf(b, loc, t);
+  bool isMax = kind == tile::ReduceKind::Max;
+  if (auto ft = dyn_cast<FloatType>(t))
+    return arith::ConstantOp::create(
+        b, loc, t,
+        b.getFloatAttr(t, APFloat::getInf(ft.getFloatSemantics(), isMax)));
+  unsigned w = t.getIntOrFloatBitWidth();
+  APInt v = isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+}
+
+Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
+              Value y) {
+  bool isFloat = isa<FloatType>(x.getType());
+  auto fast = arith::FastMathFlagsAttr::get(b.getContext(),
+                                            arith::FastMathFlags::reassoc |
+                                                arith::FastMathFlags::contract);
+  switch (kind) {
+  case tile::ReduceKind::Sum:
+    return isFloat ? (Value)arith::AddFOp::create(b, loc, x, y, fast)
+                   : (Value)arith::AddIOp::create(b, loc, x, y);
+  case tile::ReduceKind::Max:
+    return isFloat ? (Value)arith::MaximumFOp::create(b, loc, x, y)
+                   : (Value)arith::MaxSIOp::create(b, loc, x, y);
+  case tile::ReduceKind::Min:
+    return isFloat ? (Value)arith::MinimumFOp::create(b, loc, x, y)
+                   : (Value)arith::MinSIOp::create(b, loc, x, y);
+  }
+  llvm_unreachable("reduce kind");
+}
+
+struct ReduceLowering : TilePattern<tile::ReduceOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ReduceOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto st = tileTypeOf(op.getSrc());
+    int64_t dim = op.getDim();
+    SmallVector<int64_t> outer(st.getShape());
+    int64_t len = outer[dim];
+    outer.erase(outer.begin() + dim);
+    Type elem = st.getElementType();
+    tile::ReduceKind kind = op.getKind();
+    Value src = a.getSrc(), dst = a.getDst();
+    bool accumulate = op.getAccumulate();
+    loopNest(rw, loc, outer, [&](OpBuilder &b, Location l, ValueRange ivs) {
+      Value init = accumulate ? (Value)memref::LoadOp::create(b, l, dst, ivs)
+                              : reduceIdentity(b, l, kind, elem);
+      auto loop = scf::ForOp::create(
+          b, l, idx(b, l, 0), idx(b, l, len), idx(b, l, 1), ValueRange{init},
+          [&](OpBuilder &lb, Location ll, Value r, ValueRange iter) {
+            SmallVector<Value> sIdx(ivs);
+            sIdx.insert(sIdx.begin() + dim, r);
+            Value v = memref::LoadOp::create(lb, ll, src, sIdx);
+            scf::YieldOp::create(lb, ll, combine(lb, ll, kind, iter[0], v));
+          });
+      memref::StoreOp::create(b, l, loop.getResult(0), dst, ivs);
+    });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct AtomicLowering : TilePattern<tile::AtomicOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AtomicOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto st = tileTypeOf(op.getSrc());
+    Value src = a.getSrc(), global = a.getDst();
+    ValueRange offsets = a.getOffsets();
+    int64_t rank = cast<MemRefType>(global.getType()).getRank();
+    int64_t r = st.getRank();
+    Type elem = st.getElementType();
+    bool isFloat = isa<FloatType>(elem);
+    arith::AtomicRMWKind kind =
+        op.getKind() == tile::AtomicKind::Add
+            ? (isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi)
+            : (isFloat ? arith::AtomicRMWKind::maximumf
+                       : arith::AtomicRMWKind::maxs);
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(memref::DimOp::create(rw, loc, global, d));
+    loopNest(rw, loc, st.getShape(), [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<Value> g(offsets.begin(), offsets.end());
+      for (int64_t k = 0; k < r; ++k)
+        g[rank - r + k] = arith::AddIOp::create(b, l, offsets[rank - r + k], ivs[k]);
+      SmallVector<Value> conds;
+      for (int64_t d = 0; d < rank; ++d) {
+        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, g[d], dims[d]));
+        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, g[d], idx(b, l, 0)));
+      }
+      auto ifOp = scf::IfOp::create(b, l, andAll(b, l, conds), false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Value v = memref::LoadOp::create(tb, l, src, ivs);
+      memref::AtomicRMWOp::create(tb, l, kind, v, global, g);
+    });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult tessera::cpu::lowerTileToLoops(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<func::FuncDialect, memref::MemRefDialect, scf::SCFDialect,
+                   arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect>();
+  TileTypeConverter converter;
+  for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
+    if (f.isExternal())
+      return f.emitOpError("has no body to compile");
+    if (failed(rewriteFunction(f, converter)))
+      return failure();
+  }
+
+  ConversionTarget target(*ctx);
+  target.addIllegalDialect<tile::TileDialect>();
+  target.addLegalDialect<func::FuncDialect, memref::MemRefDialect,
+                         scf::SCFDialect, arith::ArithDialect,
+                         math::MathDialect, LLVM::LLVMDialect>();
+  target.addLegalOp<UnrealizedConversionCastOp>();
+  RewritePatternSet patterns(ctx);
+  patterns.add<ReturnLowering, DimLowering, KernelLowering, AllocLowering,
+               FillLowering, ClearLowering, CopyLowering, GemmLowering,
+               ParallelLowering, PipelinedLowering, LoadLowering, StoreLowering,
+               ReduceLowering, AtomicLowering>(converter, ctx);
+  return applyPartialConversion(module, target, std::move(patterns));
+}
