@@ -96,19 +96,21 @@ LogicalResult FuncOp::verify() {
 LogicalResult DimOp::verify() {
   auto type = getTensor().getType();
   int64_t rank = type.getRank();
-  if (getIndex() < 0 || getIndex() >= rank)
+  // I64Attr accessors return uint64_t; read the signed value.
+  int64_t index = getIndexAttr().getInt();
+  if (index < 0 || index >= rank)
     return emitOpError("dimension ")
-           << getIndex() << " is out of range for a tensor of rank " << rank;
+           << index << " is out of range for a tensor of rank " << rank;
   return success();
 }
 
 OpFoldResult DimOp::fold(FoldAdaptor) {
   auto type = getTensor().getType();
-  if (getIndex() < 0 || getIndex() >= type.getRank() ||
-      type.isDynamicDim(getIndex()))
+  int64_t index = getIndexAttr().getInt();
+  if (index < 0 || index >= type.getRank() || type.isDynamicDim(index))
     return {};
   return IntegerAttr::get(IndexType::get(getContext()),
-                          type.getShape()[getIndex()]);
+                          type.getShape()[index]);
 }
 
 //===----------------------------------------------------------------------===//
@@ -145,7 +147,7 @@ void KernelOp::print(OpAsmPrinter &p) {
   p << " blocks(";
   llvm::interleaveComma(getBlockIndices(), p,
                         [&](BlockArgument a) { p.printOperand(a); });
-  p << ") in (" << getGrid() << ") threads = " << getThreads();
+  p << ") in (" << getGrid() << ") threads = " << getThreadsAttr().getInt();
   p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {"threads"});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
@@ -156,8 +158,9 @@ LogicalResult KernelOp::verify() {
   if (getGrid().empty() || getGrid().size() > 3)
     return emitOpError("grid must have 1 to 3 dimensions, got ")
            << getGrid().size();
-  if (getThreads() < 1)
-    return emitOpError("threads must be positive, got ") << getThreads();
+  if (getThreadsAttr().getInt() < 1)
+    return emitOpError("threads must be positive, got ")
+           << getThreadsAttr().getInt();
   return success();
 }
 
@@ -209,39 +212,46 @@ LogicalResult CopyOp::verify() {
 
   auto srcTile = dyn_cast<TileType>(getSrc().getType());
   auto dstTile = dyn_cast<TileType>(getDst().getType());
-  ArrayRef<int64_t> srcShape = srcTile ? srcTile.getShape() : ArrayRef<int64_t>();
-  ArrayRef<int64_t> dstShape = dstTile ? dstTile.getShape() : ArrayRef<int64_t>();
-  int64_t srcRank = srcTile ? srcTile.getRank() : srcTensor.getRank();
-  int64_t dstRank = dstTile ? dstTile.getRank() : dstTensor.getRank();
-  if (srcRank != dstRank)
-    return emitOpError("source has rank ")
-           << srcRank << " but destination has rank " << dstRank;
-  if (getTranspose() && srcRank != 2)
-    return emitOpError("transpose needs rank-2 operands, got rank ") << srcRank;
-
-  // The tile sides must agree in shape (after transposition); a global tensor
-  // side agrees with any tile since partial tiles are masked.
   if (srcTile && dstTile) {
-    SmallVector<int64_t> want(srcShape);
+    if (srcTile.getRank() != dstTile.getRank())
+      return emitOpError("source tile has rank ")
+             << srcTile.getRank() << " but destination tile has rank "
+             << dstTile.getRank();
+    if (getTranspose() && srcTile.getRank() != 2)
+      return emitOpError("transpose needs rank-2 tiles, got rank ")
+             << srcTile.getRank();
+    SmallVector<int64_t> want(srcTile.getShape());
     if (getTranspose())
       std::swap(want[0], want[1]);
-    if (ArrayRef<int64_t>(want) != dstShape)
+    if (ArrayRef<int64_t>(want) != dstTile.getShape())
       return emitOpError("destination tile shape does not match the source")
              << (getTranspose() ? " transposed" : "");
+    return success();
   }
-  // Static tensor dimensions: the tile must not be larger.
+
+  // One side is a global tensor of rank R, the other a tile of rank r <= R
+  // covering the tensor's last r dimensions; the leading R - r offsets pick
+  // single elements (rank-reducing copy, e.g. one [S, D] slice of Q[B, H, S, D]).
   GlobalTensorType tensor = srcTensor ? srcTensor : dstTensor;
   TileType tile = srcTensor ? dstTile : srcTile;
-  if (tensor) {
-    SmallVector<int64_t> tileShape(tile.getShape());
-    if (getTranspose())
-      std::swap(tileShape[0], tileShape[1]);
-    for (int64_t i = 0; i < tensor.getRank(); ++i)
-      if (!tensor.isDynamicDim(i) && tileShape[i] > tensor.getShape()[i])
-        return emitOpError("tile dimension ")
-               << i << " (" << tileShape[i]
-               << ") is larger than the tensor's static size "
-               << tensor.getShape()[i];
+  int64_t rank = tile.getRank(), tensorRank = tensor.getRank();
+  if (rank > tensorRank)
+    return emitOpError("tile of rank ")
+           << rank << " does not fit in a tensor of rank " << tensorRank;
+  if (getTranspose() && rank != 2)
+    return emitOpError("transpose needs a rank-2 tile, got rank ") << rank;
+  // Static tensor dimensions: the tile must not be larger (partial tiles at
+  // symbolic edges are masked, a static mismatch is a bug).
+  SmallVector<int64_t> tileShape(tile.getShape());
+  if (getTranspose())
+    std::swap(tileShape[0], tileShape[1]);
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t dim = tensorRank - rank + i;
+    if (!tensor.isDynamicDim(dim) && tileShape[i] > tensor.getShape()[dim])
+      return emitOpError("tile dimension ")
+             << i << " (" << tileShape[i] << ") is larger than the tensor's "
+             << "static size " << tensor.getShape()[dim] << " (dimension "
+             << dim << ")";
   }
   return success();
 }
@@ -400,7 +410,7 @@ LogicalResult ReduceOp::verify() {
     return failure();
   auto src = cast<TileType>(getSrc().getType());
   auto dst = cast<TileType>(getDst().getType());
-  int64_t dim = getDim();
+  int64_t dim = getDimAttr().getInt();
   if (dim < 0 || dim >= src.getRank())
     return emitOpError("reduction dimension ")
            << dim << " does not exist in a source tile of rank "
@@ -432,13 +442,23 @@ LogicalResult AtomicOp::verify() {
     return failure();
   auto src = cast<TileType>(getSrc().getType());
   auto dst = getDst().getType();
-  if (src.getRank() != dst.getRank())
-    return emitOpError("tile rank ")
-           << src.getRank() << " does not match tensor rank " << dst.getRank();
+  // Like tile.copy, a tile of rank r covers the tensor's last r dimensions.
+  if (src.getRank() > dst.getRank())
+    return emitOpError("tile of rank ")
+           << src.getRank() << " does not fit in a tensor of rank "
+           << dst.getRank();
   if ((int64_t)getOffsets().size() != dst.getRank())
     return emitOpError("tensor of rank ")
            << dst.getRank() << " needs " << dst.getRank() << " offsets, got "
            << getOffsets().size();
+  for (int64_t i = 0, r = src.getRank(); i < r; ++i) {
+    int64_t dim = dst.getRank() - r + i;
+    if (!dst.isDynamicDim(dim) && src.getShape()[i] > dst.getShape()[dim])
+      return emitOpError("tile dimension ")
+             << i << " (" << src.getShape()[i] << ") is larger than the "
+             << "tensor's static size " << dst.getShape()[dim]
+             << " (dimension " << dim << ")";
+  }
   if (src.getElementType() != dst.getElementType())
     return emitOpError("tile element type ")
            << src.getElementType() << " does not match tensor element type "
@@ -484,7 +504,7 @@ void PipelinedOp::print(OpAsmPrinter &p) {
   p << " ";
   p.printOperand(getInductionVar());
   p << " = " << getLowerBound() << " to " << getUpperBound() << " step "
-    << getStep() << " stages = " << getNumStages();
+    << getStep() << " stages = " << getNumStagesAttr().getInt();
   p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {"num_stages"});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
@@ -494,9 +514,9 @@ void PipelinedOp::print(OpAsmPrinter &p) {
 LogicalResult PipelinedOp::verify() {
   if (failed(requireInKernel(*this)))
     return failure();
-  if (getNumStages() < 1)
+  if (getNumStagesAttr().getInt() < 1)
     return emitOpError("num_stages must be at least 1, got ")
-           << getNumStages();
+           << getNumStagesAttr().getInt();
   return success();
 }
 

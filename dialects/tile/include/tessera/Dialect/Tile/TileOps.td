@@ -146,11 +146,18 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     tile's origin; elements outside the tensor are masked (loads read zero,
     stores are skipped), so partial tiles at the edges are handled. A copy
     between different element types converts each element. `transpose`
-    (rank 2) swaps the two dimensions on the way.
+    (rank-2 tiles) swaps the two dimensions on the way.
+
+    A tile of rank r may cover the last r dimensions of a global tensor of
+    rank R > r: the copy still takes R offsets, and the leading R - r of them
+    select a single element along their dimension (a rank-reducing copy).
+    Between two tiles, the ranks and shapes (after `transpose`) must agree.
 
     ```mlir
     tile.copy %A[%m, %k], %As : !tile.tensor<[M, K], f16>, !tile.tile<128x32xf16, shared>
     tile.copy %Cf, %C[%m, %n] : !tile.tile<128x128xf32, fragment>, !tile.tensor<[M, N], f16>
+    // One 64x128 slice Q[b, h, q0:q0+64, 0:128] of a rank-4 tensor.
+    tile.copy %Q[%b, %h, %q0, %c0], %Qs : !tile.tensor<[B, H, S, 128], f16>, !tile.tile<64x128xf16, shared>
     ```
   }];
   let arguments = (ins Tile_TileOrTensor:$src, Variadic<Index>:$src_offsets,
@@ -283,7 +290,9 @@ def Tile_AtomicOp : Tile_Op<"atomic"> {
   let description = [{
     Each element of `src` is combined (`add` or `max`) into the global tensor
     at the tile's origin, atomically with respect to other blocks. Elements
-    outside the tensor are skipped.
+    outside the tensor are skipped. As with `tile.copy`, a tile of rank r may
+    cover the last r dimensions of a tensor of higher rank; `offsets` always
+    has one value per tensor dimension. Element types must match.
 
     ```mlir
     tile.atomic add %Cf, %C[%m, %n] : !tile.tile<64x64xf32, fragment>, !tile.tensor<[M, N], f32>
