@@ -1,0 +1,105 @@
+//===- Internal.h - the runtime's objects behind the C handles -*- C++ -*-===//
+
+#ifndef TESSERA_RUNTIME_LIB_INTERNAL_H
+#define TESSERA_RUNTIME_LIB_INTERNAL_H
+
+#include "tessera/bundle/KernelMetadata.h"
+#include "tessera/plugin/Loader.h"
+#include "tessera/runtime.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+struct DLManagedTensor;
+
+struct tessera_status_s {
+  tessera_status_code_t code;
+  std::string message;
+};
+
+struct tessera_device_s {
+  tessera_runtime_s *runtime = nullptr;
+  const tessera::plugin::RuntimePlugin *plugin = nullptr;
+  const tessera_runtime_plugin *api = nullptr;
+  tessera_plugin_device handle = nullptr;
+  uint32_t ordinal = 0; // within its plugin
+  tessera_plugin_device_info info = {};
+  /// The plugin ABI wants calls on one stream serialised; this guards the
+  /// default (NULL) stream.
+  std::mutex defaultStreamMutex;
+};
+
+struct tessera_runtime_s {
+  std::vector<std::unique_ptr<tessera::plugin::RuntimePlugin>> plugins;
+  std::vector<uint32_t> devicesPerPlugin;
+  std::vector<std::unique_ptr<tessera_device_s>> devices;
+  ~tessera_runtime_s();
+};
+
+struct tessera_buffer_s {
+  tessera_device_s *device = nullptr;
+  tessera_device_ptr address = 0;
+  uint64_t size = 0;
+  std::atomic<int> references{1};
+  /// Set for a DLPack import: the memory is the tensor's, not ours.
+  DLManagedTensor *imported = nullptr;
+};
+
+struct tessera_stream_s {
+  tessera_device_s *device = nullptr;
+  tessera_plugin_stream handle = nullptr;
+  std::mutex mutex;
+};
+
+struct tessera_event_s {
+  tessera_device_s *device = nullptr;
+  tessera_plugin_event handle = nullptr;
+};
+
+struct tessera_kernel_s {
+  tessera_module_s *module = nullptr;
+  tessera::bundle::KernelInfo info;
+  tessera_plugin_kernel handle = nullptr;
+};
+
+struct tessera_module_s {
+  tessera_device_s *device = nullptr;
+  tessera_plugin_module handle = nullptr;
+  std::string name; // the bundle's file name, for messages
+  std::vector<std::unique_ptr<tessera_kernel_s>> kernels;
+};
+
+namespace tessera::runtime {
+
+/// A heap status, or nullptr for TESSERA_OK.
+tessera_status_t makeStatus(tessera_status_code_t code, std::string message);
+/// Maps a plugin error code and message to a status; nullptr when ok == 0.
+tessera_status_t pluginStatus(int code, const char *message,
+                              const std::string &context);
+
+/// The error buffer handed to plugin calls.
+struct PluginError {
+  char text[512] = {0};
+  char *data() { return text; }
+  size_t size() const { return sizeof text; }
+};
+
+/// Locks the mutex that serialises calls on \p stream (NULL: the device's
+/// default stream).
+std::unique_lock<std::mutex> lockStream(tessera_device_s *device,
+                                        tessera_stream_s *stream);
+
+void retainBuffer(tessera_buffer_s *buffer);
+
+} // namespace tessera::runtime
+
+#define TESSERA_CHECK_ARG(cond, what)                                          \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      return ::tessera::runtime::makeStatus(TESSERA_INVALID_ARGUMENT, what);   \
+  } while (0)
+
+#endif // TESSERA_RUNTIME_LIB_INTERNAL_H

@@ -1,0 +1,339 @@
+//===- Launch.cpp - check typed arguments, derive the grid, launch --------===//
+
+#include "Internal.h"
+#include "tessera/bundle/GridExpr.h"
+
+#include <cctype>
+#include <cstring>
+#include <map>
+
+using namespace tessera;
+using tessera::runtime::makeStatus;
+using tessera::runtime::PluginError;
+using tessera::runtime::pluginStatus;
+
+static_assert(static_cast<int>(bundle::DType::F16) == TESSERA_DTYPE_F16 &&
+                  static_cast<int>(bundle::DType::F8E4M3) ==
+                      TESSERA_DTYPE_F8E4M3 &&
+                  static_cast<int>(bundle::DType::I1) == TESSERA_DTYPE_I1 &&
+                  static_cast<int>(bundle::DType::I64) == TESSERA_DTYPE_I64 &&
+                  static_cast<int>(bundle::DType::Index) == TESSERA_DTYPE_INDEX,
+              "tessera_dtype_t and bundle::DType must agree");
+static_assert(TESSERA_MAX_RANK == bundle::kMaxRank, "rank limits must agree");
+
+namespace {
+
+const char *dtypeName(uint32_t dtype) {
+  return dtype < bundle::kNumDTypes
+             ? bundle::dtypeName(static_cast<bundle::DType>(dtype))
+             : "<invalid dtype>";
+}
+
+/// Checks arguments and computes everything a launch needs.
+class LaunchBuilder {
+public:
+  explicit LaunchBuilder(const tessera_kernel_s &kernel)
+      : kernel(kernel), info(kernel.info) {}
+
+  tessera_status_t build(const tessera_arg *args, uint32_t numArgs);
+
+  tessera_launch_dims dims = {};
+  std::vector<uint64_t> slots;
+
+private:
+  tessera_status_t fail(const std::string &what) {
+    return makeStatus(TESSERA_INVALID_ARGUMENT,
+                      "kernel '" + info.name + "': " + what);
+  }
+  tessera_status_t tensor(const bundle::KernelArg &meta,
+                          const tessera_tensor_arg &arg);
+  tessera_status_t scalar(const bundle::KernelArg &meta,
+                          const tessera_scalar_arg &arg);
+  tessera_status_t grid();
+
+  const tessera_kernel_s &kernel;
+  const bundle::KernelInfo &info;
+  /// symbol -> (value, the argument that bound it)
+  std::map<std::string, std::pair<int64_t, std::string>, std::less<>> symbols;
+  std::vector<std::vector<int64_t>> argDims;
+};
+
+tessera_status_t LaunchBuilder::tensor(const bundle::KernelArg &meta,
+                                       const tessera_tensor_arg &arg) {
+  std::string where = "argument '" + meta.name + "'";
+  if (!arg.buffer)
+    return fail(where + " has no buffer");
+  if (arg.buffer->device != kernel.module->device)
+    return fail(where + " is a buffer of another device");
+  if (arg.dtype != static_cast<uint32_t>(meta.dtype))
+    return fail(where + " must be " + bundle::dtypeName(meta.dtype) +
+                ", got " + dtypeName(arg.dtype));
+  if (arg.rank != meta.dims.size())
+    return fail(where + " must have rank " + std::to_string(meta.dims.size()) +
+                ", got " + std::to_string(arg.rank));
+  uint64_t elements = 1;
+  bool overflow = false;
+  for (uint32_t d = 0; d < arg.rank; ++d) {
+    int64_t value = arg.dims[d];
+    const std::string &want = meta.dims[d];
+    if (value < 0)
+      return fail(where + " has negative dimension " + std::to_string(d));
+    overflow |= __builtin_mul_overflow(elements, static_cast<uint64_t>(value),
+                                       &elements);
+    if (want == "?")
+      continue;
+    if (std::isdigit(static_cast<unsigned char>(want[0]))) {
+      if (std::to_string(value) != want)
+        return fail(where + " must have dimension " + std::to_string(d) +
+                    " equal to " + want + ", got " + std::to_string(value));
+      continue;
+    }
+    auto [it, inserted] = symbols.try_emplace(want, value, meta.name);
+    if (!inserted && it->second.first != value)
+      return fail("dimension " + want + " is " +
+                  std::to_string(it->second.first) + " in argument '" +
+                  it->second.second + "' but " + std::to_string(value) +
+                  " in argument '" + meta.name + "'");
+  }
+  uint64_t bytes = 0, end = 0;
+  overflow |= __builtin_mul_overflow(elements, bundle::dtypeBytes(meta.dtype),
+                                     &bytes);
+  overflow |= __builtin_add_overflow(bytes, arg.byte_offset, &end);
+  if (overflow || end > arg.buffer->size)
+    return fail(where + " needs bytes up to " +
+                (overflow ? std::string("beyond 2^64") : std::to_string(end)) +
+                " but its buffer has " + std::to_string(arg.buffer->size));
+  slots.push_back(arg.buffer->address + arg.byte_offset);
+  for (uint32_t d = 0; d < arg.rank; ++d)
+    slots.push_back(static_cast<uint64_t>(arg.dims[d]));
+  argDims.emplace_back(arg.dims, arg.dims + arg.rank);
+  return nullptr;
+}
+
+tessera_status_t LaunchBuilder::scalar(const bundle::KernelArg &meta,
+                                       const tessera_scalar_arg &arg) {
+  std::string where = "argument '" + meta.name + "'";
+  if (arg.dtype != static_cast<uint32_t>(meta.dtype))
+    return fail(where + " must be " + bundle::dtypeName(meta.dtype) +
+                ", got " + dtypeName(arg.dtype));
+  uint64_t slot = 0;
+  auto intRange = [&](int64_t lo, int64_t hi) -> tessera_status_t {
+    if (arg.value.i < lo || arg.value.i > hi)
+      return fail(where + " is " + std::to_string(arg.value.i) +
+                  ", outside the range of " + bundle::dtypeName(meta.dtype));
+    // Two's complement, truncated to the type's width: the low bytes.
+    unsigned bits = bundle::dtypeBytes(meta.dtype) * 8;
+    slot = static_cast<uint64_t>(arg.value.i);
+    if (bits < 64)
+      slot &= (uint64_t(1) << bits) - 1;
+    return nullptr;
+  };
+  auto bitsFit = [&](unsigned bits) -> tessera_status_t {
+    if (arg.value.bits >> bits)
+      return fail(where + " has bits beyond the " + std::to_string(bits) +
+                  " of " + bundle::dtypeName(meta.dtype));
+    slot = arg.value.bits;
+    return nullptr;
+  };
+  tessera_status_t status = nullptr;
+  switch (meta.dtype) {
+  case bundle::DType::I1:
+    status = intRange(0, 1);
+    break;
+  case bundle::DType::I8:
+    status = intRange(INT8_MIN, UINT8_MAX);
+    break;
+  case bundle::DType::I16:
+    status = intRange(INT16_MIN, UINT16_MAX);
+    break;
+  case bundle::DType::I32:
+    status = intRange(INT32_MIN, UINT32_MAX);
+    break;
+  case bundle::DType::I64:
+  case bundle::DType::Index:
+    slot = static_cast<uint64_t>(arg.value.i);
+    break;
+  case bundle::DType::F32: {
+    uint32_t bits;
+    std::memcpy(&bits, &arg.value.f32, 4);
+    slot = bits;
+    break;
+  }
+  case bundle::DType::F64:
+    std::memcpy(&slot, &arg.value.f64, 8);
+    break;
+  case bundle::DType::F16:
+  case bundle::DType::BF16:
+    status = bitsFit(16);
+    break;
+  case bundle::DType::F8E4M3:
+  case bundle::DType::F8E5M2:
+    status = bitsFit(8);
+    break;
+  }
+  if (status)
+    return status;
+  slots.push_back(slot);
+  argDims.emplace_back();
+  return nullptr;
+}
+
+tessera_status_t LaunchBuilder::grid() {
+  bundle::GridEnv env;
+  for (const auto &[name, bound] : symbols)
+    env.symbols.emplace(name, bound.first);
+  env.dim = [this](int64_t arg, int64_t dim, int64_t &value) {
+    if (arg < 0 || arg >= static_cast<int64_t>(argDims.size()) || dim < 0 ||
+        dim >= static_cast<int64_t>(argDims[arg].size()))
+      return false;
+    value = argDims[arg][dim];
+    return true;
+  };
+  static const char *axes[] = {"x", "y", "z"};
+  for (int axis = 0; axis < 3; ++axis) {
+    int64_t value;
+    std::string error;
+    if (!bundle::evaluateGridExpr(info.grid[axis], env, value, error))
+      return fail("grid " + std::string(axes[axis]) + ": " + error);
+    if (value < 0 || value > UINT32_MAX)
+      return fail("grid " + std::string(axes[axis]) + " = '" +
+                  info.grid[axis] + "' evaluates to " + std::to_string(value) +
+                  ", outside [0, 4294967295]");
+    dims.grid[axis] = static_cast<uint32_t>(value);
+  }
+  return nullptr;
+}
+
+tessera_status_t LaunchBuilder::build(const tessera_arg *args,
+                                      uint32_t numArgs) {
+  if (numArgs != info.args.size())
+    return fail("takes " + std::to_string(info.args.size()) +
+                " arguments, got " + std::to_string(numArgs));
+  if (numArgs && !args)
+    return fail("the argument array is NULL");
+  for (uint32_t i = 0; i < numArgs; ++i) {
+    const bundle::KernelArg &meta = info.args[i];
+    bool wantTensor = meta.kind == bundle::ArgKind::Tensor;
+    if (args[i].kind != TESSERA_ARG_TENSOR && args[i].kind != TESSERA_ARG_SCALAR)
+      return fail("argument '" + meta.name + "' has an invalid kind");
+    if (wantTensor != (args[i].kind == TESSERA_ARG_TENSOR))
+      return fail("argument '" + meta.name + "' must be a " +
+                  (wantTensor ? "tensor" : "scalar") + ", got a " +
+                  (wantTensor ? "scalar" : "tensor"));
+    tessera_status_t status = wantTensor ? tensor(meta, args[i].u.tensor)
+                                         : scalar(meta, args[i].u.scalar);
+    if (status)
+      return status;
+  }
+  if (auto *status = grid())
+    return status;
+  const tessera_plugin_device_info &device = kernel.module->device->info;
+  if (device.max_threads_per_block &&
+      info.threads > device.max_threads_per_block)
+    return fail("needs " + std::to_string(info.threads) +
+                " threads per block; the device allows " +
+                std::to_string(device.max_threads_per_block));
+  if (device.max_shared_bytes_per_block &&
+      info.sharedBytes > device.max_shared_bytes_per_block)
+    return fail("needs " + std::to_string(info.sharedBytes) +
+                " bytes of shared memory; the device allows " +
+                std::to_string(device.max_shared_bytes_per_block));
+  dims.block[0] = info.threads;
+  dims.block[1] = dims.block[2] = 1;
+  dims.shared_bytes = info.sharedBytes;
+  dims.num_slots = static_cast<uint32_t>(slots.size());
+  return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+tessera_status_t tessera_kernel_prepare_launch(tessera_kernel_t kernel,
+                                               const tessera_arg *args,
+                                               uint32_t num_args,
+                                               tessera_launch_dims *out) {
+  TESSERA_CHECK_ARG(kernel && out,
+                    "tessera_kernel_prepare_launch: NULL argument");
+  LaunchBuilder builder(*kernel);
+  if (auto *status = builder.build(args, num_args))
+    return status;
+  *out = builder.dims;
+  return nullptr;
+}
+
+tessera_status_t tessera_kernel_launch(tessera_kernel_t kernel,
+                                       tessera_stream_t stream,
+                                       const tessera_arg *args,
+                                       uint32_t num_args) {
+  TESSERA_CHECK_ARG(kernel, "tessera_kernel_launch: NULL kernel");
+  tessera_device_s *device = kernel->module->device;
+  TESSERA_CHECK_ARG(!stream || stream->device == device,
+                    "tessera_kernel_launch: the stream belongs to another "
+                    "device");
+  LaunchBuilder builder(*kernel);
+  if (auto *status = builder.build(args, num_args))
+    return status;
+  const tessera_launch_dims &dims = builder.dims;
+  if (!dims.grid[0] || !dims.grid[1] || !dims.grid[2])
+    return nullptr; // an empty grid: nothing to do, and not an error
+  tessera_plugin_launch launch = {};
+  std::memcpy(launch.grid, dims.grid, sizeof launch.grid);
+  std::memcpy(launch.block, dims.block, sizeof launch.block);
+  launch.shared_bytes = dims.shared_bytes;
+  launch.num_slots = dims.num_slots;
+  launch.slots = builder.slots.data();
+  auto lock = tessera::runtime::lockStream(device, stream);
+  PluginError err;
+  return pluginStatus(device->api->launch(kernel->handle,
+                                          stream ? stream->handle : nullptr,
+                                          &launch, err.data(), err.size()),
+                      err.text,
+                      "launch of kernel '" + kernel->info.name + "' failed");
+}
+
+tessera_arg tessera_arg_tensor(tessera_buffer_t buffer, tessera_dtype_t dtype,
+                               uint32_t rank, const int64_t *dims) {
+  tessera_arg arg;
+  std::memset(&arg, 0, sizeof arg);
+  arg.kind = TESSERA_ARG_TENSOR;
+  arg.u.tensor.buffer = buffer;
+  arg.u.tensor.dtype = dtype;
+  arg.u.tensor.rank = rank;
+  for (uint32_t i = 0; i < rank && i < TESSERA_MAX_RANK && dims; ++i)
+    arg.u.tensor.dims[i] = dims[i];
+  return arg;
+}
+
+tessera_arg tessera_arg_i64(tessera_dtype_t dtype, int64_t value) {
+  tessera_arg arg;
+  std::memset(&arg, 0, sizeof arg);
+  arg.kind = TESSERA_ARG_SCALAR;
+  arg.u.scalar.dtype = dtype;
+  arg.u.scalar.value.i = value;
+  return arg;
+}
+
+tessera_arg tessera_arg_f32(float value) {
+  tessera_arg arg;
+  std::memset(&arg, 0, sizeof arg);
+  arg.kind = TESSERA_ARG_SCALAR;
+  arg.u.scalar.dtype = TESSERA_DTYPE_F32;
+  arg.u.scalar.value.f32 = value;
+  return arg;
+}
+
+tessera_arg tessera_arg_f64(double value) {
+  tessera_arg arg;
+  std::memset(&arg, 0, sizeof arg);
+  arg.kind = TESSERA_ARG_SCALAR;
+  arg.u.scalar.dtype = TESSERA_DTYPE_F64;
+  arg.u.scalar.value.f64 = value;
+  return arg;
+}
+
+const char *tessera_dtype_name(tessera_dtype_t dtype) {
+  return dtypeName(static_cast<uint32_t>(dtype));
+}
+
+} // extern "C"
