@@ -1,0 +1,119 @@
+//===- Compile.cpp - tile module to per-target images ---------------------===//
+
+#include "Compile.h"
+
+#include "tessera/Dialect/Tile/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace tessera;
+
+llvm::Expected<CompileTarget> tessera::parseTargetSpec(llvm::StringRef spec) {
+  auto [triple, chip] = spec.split(':');
+  if (triple.empty() || triple.count('-') < 2)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "bad target '%s': expected <arch>-<vendor>-<os>[:<chip>], e.g. "
+        "nvptx64-nvidia-cuda:sm_90a or x86_64-unknown-linux-gnu",
+        spec.str().c_str());
+  CompileTarget t;
+  t.triple = triple.str();
+  t.chip = chip.str();
+  return t;
+}
+
+void tessera::registerTileModuleDialects(DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect>();
+}
+
+OwningOpRef<ModuleOp> tessera::parseTileModule(llvm::StringRef path,
+                                               MLIRContext &ctx) {
+  std::string error;
+  auto file = mlir::openInputFile(path, &error);
+  if (!file) {
+    emitError(UnknownLoc::get(&ctx)) << error;
+    return {};
+  }
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  // Parse with an AsmParserState so the source names of kernel arguments
+  // (%A, %B) survive: bundles and `tessera run` refer to arguments by them.
+  Block block;
+  AsmParserState state;
+  ParserConfig config(&ctx, /*verifyAfterParse=*/false);
+  if (failed(parseAsmSourceFile(sm, &block, config, &state)))
+    return {};
+  OwningOpRef<ModuleOp> module;
+  if (llvm::hasSingleElement(block) && isa<ModuleOp>(block.front())) {
+    module = cast<ModuleOp>(block.front());
+    module.get()->remove();
+  } else {
+    module = ModuleOp::create(FileLineColLoc::get(&ctx, path, 1, 1));
+    module->getBody()->getOperations().splice(module->getBody()->begin(),
+                                              block.getOperations());
+  }
+  for (auto f : module->getOps<tile::FuncOp>()) {
+    if (f.isExternal())
+      continue;
+    const AsmParserState::BlockDefinition *def =
+        state.getBlockDef(&f.getBody().front());
+    if (!def)
+      continue;
+    for (auto [arg, argDef] :
+         llvm::zip(f.getBody().front().getArguments(), def->arguments)) {
+      llvm::StringRef text(argDef.loc.Start.getPointer(),
+                           argDef.loc.End.getPointer() -
+                               argDef.loc.Start.getPointer());
+      text.consume_front("%");
+      if (!text.empty())
+        arg.setLoc(NameLoc::get(StringAttr::get(&ctx, text), arg.getLoc()));
+    }
+  }
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
+
+LogicalResult tessera::compileForTarget(ModuleOp module, CompileTarget target,
+                                        const CompileOptions &options,
+                                        const PluginResolver &resolve,
+                                        TargetImage &out) {
+  MLIRContext *ctx = module.getContext();
+  auto plugin = resolve(target);
+  if (!plugin)
+    return emitError(module.getLoc())
+           << llvm::toString(plugin.takeError());
+  out.kernels.clear();
+  for (auto f : module.getOps<tile::FuncOp>()) {
+    auto info = extractKernelInfo(f);
+    if (failed(info))
+      return failure();
+    out.kernels.push_back(std::move(*info));
+  }
+  if (out.kernels.empty())
+    return emitError(module.getLoc()) << "the module has no tile.func to compile";
+  ctx->loadDialect<func::FuncDialect, memref::MemRefDialect,
+                   LLVM::LLVMDialect>();
+  OwningOpRef<ModuleOp> clone = module.clone();
+  if (failed((*plugin)->plugin->compile(*clone, target, options, out.image)))
+    return failure();
+  for (auto &[name, bytes] : out.image.sharedBytes)
+    for (KernelInfo &k : out.kernels)
+      if (k.name == name)
+        k.sharedBytes = bytes;
+  out.target = target;
+  return success();
+}

@@ -1,0 +1,77 @@
+//===- tessera/plugin/compiler_plugin.h - compiler plugin interface -*- C++ -*-===//
+//
+// The compile side of a backend: a shared library built against libMLIR.so
+// and libtessera_compiler.so of the same LLVM major version. The host loads
+// it with dlopen(RTLD_NOW | RTLD_LOCAL), checks the LLVM major it was built
+// with and the interface version, then asks it to lower tile modules.
+//
+// A plugin exports:
+//   extern "C" const char *tessera_compiler_plugin_llvm_version(void);
+//   extern "C" unsigned tessera_compiler_plugin_abi_version(void);
+//   extern "C" tessera::CompilerPlugin *tessera_compiler_plugin_create(void);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_PLUGIN_COMPILER_PLUGIN_H
+#define TESSERA_PLUGIN_COMPILER_PLUGIN_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+/// Bumped whenever CompilerPlugin's virtual interface changes.
+constexpr unsigned kCompilerPluginAbiVersion = 1;
+
+/// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
+struct CompileTarget {
+  std::string triple;
+  std::string chip;
+  /// Path of the TargetDescription TOML for the chip, if the manifest has one.
+  std::string descriptionPath;
+};
+
+struct CompileOptions {
+  /// 0..3, like -O.
+  unsigned optLevel = 3;
+  /// Print the IR after every pass to stderr (tessera compile --print-ir-after-all).
+  bool printIRAfterAll = false;
+  /// Keep intermediate files (LLVM IR, PTX, objects) in this folder if set.
+  std::string dumpDir;
+};
+
+/// One compiled image: the bytes a runtime plugin loads, plus what the
+/// bundle records about them.
+struct CompiledImage {
+  std::vector<char> bytes;
+  /// OffloadBinary image kind name: "object", "cubin", "ptx", "spirv", "hsaco".
+  std::string imageKind;
+  /// Per-kernel dynamic shared memory the lowering chose, by tile.func name.
+  std::vector<std::pair<std::string, unsigned>> sharedBytes;
+};
+
+class CompilerPlugin {
+public:
+  virtual ~CompilerPlugin() = default;
+  virtual llvm::StringRef name() const = 0;
+  /// Lowers a verified tile module for `target`. Reports problems through the
+  /// module's MLIRContext diagnostics (with the location of the offending op)
+  /// and returns failure; never aborts on bad input.
+  virtual mlir::LogicalResult compile(mlir::ModuleOp module,
+                                      const CompileTarget &target,
+                                      const CompileOptions &options,
+                                      CompiledImage &image) = 0;
+};
+
+using CompilerPluginCreateFn = CompilerPlugin *(*)();
+using CompilerPluginVersionFn = const char *(*)();
+using CompilerPluginAbiFn = unsigned (*)();
+
+} // namespace tessera
+
+#endif // TESSERA_PLUGIN_COMPILER_PLUGIN_H
