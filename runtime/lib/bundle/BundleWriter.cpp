@@ -15,7 +15,7 @@
 namespace tessera::bundle {
 namespace {
 
-constexpr uint64_t kHeaderSize = 24;
+constexpr uint64_t kHeaderSize = 32;
 constexpr uint64_t kEntrySize = 40;
 constexpr uint64_t kStringEntrySize = 16;
 

@@ -8,7 +8,7 @@
 //
 // Layout of one binary (all integers little-endian):
 //   Header  { u8 magic[4] = 10 FF 10 AD; u32 version; u64 size;
-//             u64 entry_offset; u64 entry_size }                    24 bytes
+//             u64 entry_offset; u64 entry_size }                    32 bytes
 //   Entry   { u16 image_kind; u16 offload_kind; u32 flags;
 //             u64 string_offset; u64 num_strings;
 //             u64 image_offset; u64 image_size }                    40 bytes
