@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -392,6 +393,33 @@ TEST_F(CudaRuntimeGpu, BadImagesAndUnknownKernels) {
   EXPECT_NE(std::string(err).find("tessera_kernel_missing"), std::string::npos);
   tessera_plugin_kernel a = kernel(m, "tessera_kernel_vadd");
   EXPECT_EQ(kernel(m, "tessera_kernel_vadd"), a);
+  P->module_unload(m);
+}
+
+TEST_F(CudaRuntimeGpu, CallsFromAnotherThread) {
+  // A fresh thread has no current context; the plugin binds the device's.
+  std::thread worker([&] { checkVadd("cuda_test_kernels.sm_80.ptx"); });
+  worker.join();
+}
+
+TEST_F(CudaRuntimeGpu, SlotCountIsCheckedAgainstTheKernel) {
+  // Only drivers with cuFuncGetParamInfo (12.4+) can tell; without it a short
+  // launch would read past the slots, so do not try.
+  void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  int version = 0;
+  auto getVersion = libcuda ? reinterpret_cast<int (*)(int *)>(
+                                  dlsym(libcuda, "cuDriverGetVersion"))
+                            : nullptr;
+  if (!getVersion || getVersion(&version) != 0 || version < 12040)
+    GTEST_SKIP() << "driver " << version << " has no cuFuncGetParamInfo";
+  tessera_plugin_module m = load("cuda_test_kernels.sm_80.ptx");
+  ASSERT_NE(m, nullptr);
+  tessera_plugin_kernel k = kernel(m, "tessera_kernel_vadd");
+  EXPECT_EQ(launch(k, nullptr, {0, 1, 0, 1, 0, 1}, 1, 32),
+            TESSERA_PLUGIN_ERROR_INVALID);
+  EXPECT_NE(std::string(err).find("takes 7 parameters but the launch has 6"),
+            std::string::npos)
+      << err;
   P->module_unload(m);
 }
 
