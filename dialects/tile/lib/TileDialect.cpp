@@ -65,8 +65,11 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << " coordinates, expected " << rank;
       rank = vec.size();
       for (Attribute c : vec) {
+        // Bit width and sign first: getInt() is only meaningful for values
+        // that fit in 64 bits.
         auto i = dyn_cast<IntegerAttr>(c);
-        if (!i || i.getInt() < 0)
+        if (!i || i.getValue().isNegative() ||
+            i.getValue().getActiveBits() > 62)
           return emitError() << "layout '" << name << "' basis " << basis
                              << " must hold non-negative integers";
       }

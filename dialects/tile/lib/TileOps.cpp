@@ -374,6 +374,9 @@ LogicalResult ParallelOp::verifyRegions() {
     return emitOpError("has ") << getBodyBlock().getNumArguments()
                                << " induction variables for "
                                << getShape().size() << " dimensions";
+  for (BlockArgument iv : getInductionVars())
+    if (!iv.getType().isIndex())
+      return emitOpError("induction variables must be of type index");
   for (Operation &op : getBodyBlock())
     if (isa<CopyOp, GemmOp, ReduceOp, AllocOp, AtomicOp, PipelinedOp,
             ParallelOp>(op))

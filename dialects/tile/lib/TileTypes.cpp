@@ -98,6 +98,8 @@ GlobalTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
     if (size != ShapedType::kDynamic && size <= 0)
       return emitError() << "global tensor dimension must be positive, got "
                          << size;
+    if (sym && sym.getValue().empty())
+      return emitError() << "a symbolic dimension needs a non-empty name";
     if (sym && size != ShapedType::kDynamic)
       return emitError() << "symbolic dimension '" << sym.getValue()
                          << "' must be dynamic";
@@ -182,7 +184,7 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                            layout.getWarp(), layout.getBlock()})
       for (Attribute basis : list)
         for (auto [c, d] : llvm::zip(cast<ArrayAttr>(basis), shape))
-          if (cast<IntegerAttr>(c).getInt() >= d)
+          if (cast<IntegerAttr>(c).getValue().getZExtValue() >= (uint64_t)d)
             return emitError() << "layout basis " << basis
                                << " lies outside the tile shape";
   }
