@@ -1,0 +1,100 @@
+//===- TargetDescription.h - what core passes know about a target -*- C++ -*-===//
+//
+// Everything a target-neutral pass may ask about a device: thread/warp sizes,
+// memory limits, the shared-memory bank model, the matrix instructions ("MMA
+// atoms") with their operand and accumulator layouts, the async-copy
+// mechanism and a roofline. Passes choose from this data and never ask "is
+// this CUDA?". Read from TOML files; see docs/targets.md for the keys.
+//
+// Plain C++ (TOML++ header-only), no MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_TARGET_TARGETDESCRIPTION_H
+#define TESSERA_TARGET_TARGETDESCRIPTION_H
+
+#include "tessera/layout/LinearLayout.h"
+#include "tessera/layout/SharedMemory.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::target {
+
+/// The instruction family of an MMA atom.
+enum class MmaKind { MmaSync, Wgmma, Mfma, Wmma, CoopMat, Fma };
+const char *toString(MmaKind k); ///< "mma.sync", "wgmma", "mfma", ...
+std::optional<MmaKind> parseMmaKind(std::string_view s);
+
+/// How global->shared copies can run asynchronously.
+enum class AsyncCopyKind { None, CpAsync, Tma, LdsDma };
+const char *toString(AsyncCopyKind k); ///< "none", "cp.async", "tma", "lds_dma"
+std::optional<AsyncCopyKind> parseAsyncCopyKind(std::string_view s);
+
+/// Element types known to targets ("f64", "f32", "tf32", "f16", "bf16",
+/// "f8e4m3", "f8e5m2", "i32", "i8", "i4").
+const std::vector<std::string> &knownDataTypes();
+
+/// One matrix instruction: C[m x n] += A[m x k] * B[k x n], executed by
+/// `warps` warps together.
+struct MmaAtom {
+  std::string name;
+  MmaKind kind = MmaKind::Fma;
+  int m = 0, n = 0, k = 0;
+  std::string aType, bType, cType;
+  /// Layout spec strings (see tessera/layout/LayoutSpec.h), or "shared"
+  /// (operand read from shared memory by descriptor, e.g. wgmma B), or
+  /// "opaque" (implementation-defined, e.g. Vulkan cooperative matrices).
+  std::string aLayoutName, bLayoutName, cLayoutName;
+  /// The resolved register layouts; empty for "shared" / "opaque".
+  std::optional<layout::LinearLayout> aLayout, bLayout, cLayout;
+  int warps = 1;
+};
+
+struct TargetDescription {
+  std::string name;   ///< e.g. "sm_90a"
+  std::string triple; ///< e.g. "nvptx64-nvidia-cuda"
+  std::string chip;   ///< e.g. "sm_90a", "gfx942", "x86-64-v4"
+  int warpSize = 32;  ///< threads per warp / wave / subgroup / SIMD lanes
+  int maxThreadsPerBlock = 1024;
+  int64_t sharedMemoryPerBlock = 0;      ///< bytes, without opt-in
+  int64_t sharedMemoryPerBlockOptin = 0; ///< bytes, the opt-in maximum
+  int registersPerThread = 0;            ///< 32-bit registers
+  int64_t registersPerBlock = 0;
+  layout::BankModel banks;
+  std::vector<MmaAtom> mmaAtoms;
+  AsyncCopyKind asyncCopy = AsyncCopyKind::None;
+  int globalLoadVectorBytes = 16; ///< widest global load per thread
+  std::map<std::string, double> peakFlops; ///< per input dtype, FLOP/s (or OP/s)
+  double memoryBandwidth = 0;               ///< bytes/s
+  int64_t l2Bytes = 0;
+  int computeUnits = 0; ///< SMs / CUs / cores
+  std::string sourceFile; ///< where it was read from
+
+  /// Atoms whose inputs are `ab` and accumulator is `c` (e.g. "f16","f32").
+  std::vector<const MmaAtom *> findMmaAtoms(std::string_view ab,
+                                            std::string_view c) const;
+  const MmaAtom *findMmaAtom(std::string_view name) const;
+};
+
+/// Parses TOML text; `fileName` prefixes every message. On error returns
+/// nullopt and sets *error to e.g.
+///   "sm_90a.toml: missing key 'shared_memory.per_block'"
+///   "sm_90a.toml: key 'warp_size' must be an integer, got string"
+///   "sm_90a.toml:3:1: TOML syntax error: ..."
+std::optional<TargetDescription> parseTargetDescription(std::string_view toml,
+                                                        const std::string &fileName,
+                                                        std::string *error);
+/// Reads and parses a file.
+std::optional<TargetDescription> loadTargetDescription(const std::string &path,
+                                                       std::string *error);
+
+/// The target files shipped in the source tree, relative to its root.
+const std::vector<std::string> &shippedTargetFiles();
+
+} // namespace tessera::target
+
+#endif
