@@ -2,6 +2,8 @@
 # lit.site.cfg.py in the build tree, which says where the tools are.
 import glob
 import os
+import subprocess
+import sys
 
 import lit.formats
 import lit.util
@@ -52,5 +54,20 @@ if os.path.exists(tool("tessera")):
 for manifest in glob.glob(os.path.join(plugin_dir, "*.toml")):
     name = os.path.splitext(os.path.basename(manifest))[0]
     config.available_features.add("plugin-" + name)
+# A Python for helper scripts: the first of lit's own and the `python3` on
+# PATH that has numpy (feature 'numpy'), else lit's own.
+def has_numpy(python):
+    return python and subprocess.call(
+        [python, "-c", "import numpy"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL) == 0
+
+
+python = sys.executable
+for candidate in [sys.executable, lit.util.which("python3")]:
+    if has_numpy(candidate):
+        python = candidate
+        config.available_features.add("numpy")
+        break
+config.substitutions.append(("%python", python))
 if lit.util.which("nvidia-smi"):
     config.available_features.add("nvidia-gpu")
