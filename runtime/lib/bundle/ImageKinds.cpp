@@ -4,14 +4,14 @@
 
 namespace tessera::bundle {
 
-// The names LLVM's getImageKindName / getOffloadKindName use, so `tessera
-// info` and `llvm-objdump --offloading` print the same words.
+// Close to what `llvm-objdump --offloading` prints, so both tools use the
+// same words.
 const char *imageKindName(ImageKind kind) {
   switch (kind) {
   case ImageKind::None:
     return "none";
   case ImageKind::Object:
-    return "o";
+    return "elf";
   case ImageKind::Bitcode:
     return "bc";
   case ImageKind::Cubin:
@@ -19,7 +19,7 @@ const char *imageKindName(ImageKind kind) {
   case ImageKind::Fatbinary:
     return "fatbin";
   case ImageKind::PTX:
-    return "s";
+    return "ptx";
   case ImageKind::SPIRV:
     return "spv";
   }
