@@ -54,12 +54,11 @@ std::string who(const Manifest &manifest) {
 void load(RuntimePlugin &plugin) {
   Manifest &manifest = plugin.manifest;
   if (manifest.abiMajor != TESSERA_RUNTIME_ABI_MAJOR)
-    return refuse(plugin,
-                  who(manifest) + " speaks runtime ABI " +
-                      abiString(manifest.abiMajor, manifest.abiMinor) +
-                      ", this runtime speaks " +
-                      abiString(TESSERA_RUNTIME_ABI_MAJOR,
-                                TESSERA_RUNTIME_ABI_MINOR));
+    return refuse(plugin, who(manifest) + " speaks runtime ABI " +
+                              abiString(manifest.abiMajor, manifest.abiMinor) +
+                              ", this runtime speaks " +
+                              abiString(TESSERA_RUNTIME_ABI_MAJOR,
+                                        TESSERA_RUNTIME_ABI_MINOR));
   struct stat info;
   if (::stat(manifest.runtimeLibrary.c_str(), &info) != 0)
     return refuse(plugin, who(manifest) + " names runtime library '" +
@@ -67,7 +66,8 @@ void load(RuntimePlugin &plugin) {
                               "', which does not exist");
 
   ::dlerror();
-  plugin.handle = ::dlopen(manifest.runtimeLibrary.c_str(), RTLD_NOW | RTLD_LOCAL);
+  plugin.handle =
+      ::dlopen(manifest.runtimeLibrary.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!plugin.handle) {
     const char *why = ::dlerror();
     return refuse(plugin, who(manifest) + " cannot be loaded: " +
@@ -85,12 +85,11 @@ void load(RuntimePlugin &plugin) {
                               TESSERA_RUNTIME_PLUGIN_ENTRY_NAME +
                               " returned no table");
   if (table->abi_major != TESSERA_RUNTIME_ABI_MAJOR)
-    return refuse(plugin,
-                  who(manifest) + " speaks runtime ABI " +
-                      abiString(table->abi_major, table->abi_minor) +
-                      ", this runtime speaks " +
-                      abiString(TESSERA_RUNTIME_ABI_MAJOR,
-                                TESSERA_RUNTIME_ABI_MINOR));
+    return refuse(plugin, who(manifest) + " speaks runtime ABI " +
+                              abiString(table->abi_major, table->abi_minor) +
+                              ", this runtime speaks " +
+                              abiString(TESSERA_RUNTIME_ABI_MAJOR,
+                                        TESSERA_RUNTIME_ABI_MINOR));
   if (table->struct_size < kMinTableSize)
     return refuse(plugin, who(manifest) + ": its function table has " +
                               std::to_string(table->struct_size) +
@@ -99,18 +98,18 @@ void load(RuntimePlugin &plugin) {
   // Every function of ABI 1.0 is mandatory: a null one would crash later,
   // far from its cause.
   const void *const functions[] = {
-      (void *)table->initialize,     (void *)table->shutdown,
-      (void *)table->device_count,   (void *)table->device_open,
-      (void *)table->device_close,   (void *)table->device_info,
-      (void *)table->mem_alloc,      (void *)table->mem_free,
-      (void *)table->copy_to_device, (void *)table->copy_to_host,
-      (void *)table->copy_device,    (void *)table->mem_set,
-      (void *)table->stream_create,  (void *)table->stream_destroy,
+      (void *)table->initialize,         (void *)table->shutdown,
+      (void *)table->device_count,       (void *)table->device_open,
+      (void *)table->device_close,       (void *)table->device_info,
+      (void *)table->mem_alloc,          (void *)table->mem_free,
+      (void *)table->copy_to_device,     (void *)table->copy_to_host,
+      (void *)table->copy_device,        (void *)table->mem_set,
+      (void *)table->stream_create,      (void *)table->stream_destroy,
       (void *)table->stream_synchronize, (void *)table->event_create,
-      (void *)table->event_destroy,  (void *)table->event_record,
-      (void *)table->event_synchronize, (void *)table->event_elapsed_ms,
-      (void *)table->module_load,    (void *)table->module_unload,
-      (void *)table->kernel_get,     (void *)table->launch};
+      (void *)table->event_destroy,      (void *)table->event_record,
+      (void *)table->event_synchronize,  (void *)table->event_elapsed_ms,
+      (void *)table->module_load,        (void *)table->module_unload,
+      (void *)table->kernel_get,         (void *)table->launch};
   for (const void *function : functions)
     if (!function)
       return refuse(plugin, who(manifest) + ": its function table has a null "

@@ -124,8 +124,7 @@ bool parseManifest(std::string_view text, const std::string &path,
   if (!result) {
     error = "plugin manifest '" + path + "' line " +
             std::to_string(result.error().source().begin.line) +
-            " is not valid TOML: " +
-            std::string(result.error().description());
+            " is not valid TOML: " + std::string(result.error().description());
     return false;
   }
   return ManifestReader(path, error).read(result.table(), out);

@@ -1,7 +1,7 @@
 //===- DLPack.cpp - exchange tensors with frameworks ----------------------===//
 
-#include "Internal.h"
 #include "tessera/dlpack.h"
+#include "Internal.h"
 
 #include <cstring>
 
@@ -109,9 +109,8 @@ tessera_status_t tessera_buffer_from_dlpack(tessera_device_t device,
                       "cannot import DLPack tensor: " + what);
   };
   DLDeviceType want = dlpackDeviceType(*device);
-  bool hostVisible = want == kDLCPU &&
-                     (t.device.device_type == kDLCUDAHost ||
-                      t.device.device_type == kDLROCMHost);
+  bool hostVisible = want == kDLCPU && (t.device.device_type == kDLCUDAHost ||
+                                        t.device.device_type == kDLROCMHost);
   if (t.device.device_type != want && !hostVisible)
     return fail("it lives on DLPack device type " +
                 std::to_string(t.device.device_type) + ", device '" +
@@ -205,10 +204,12 @@ tessera_status_t tessera_buffer_to_dlpack(const tessera_tensor_arg *tensor,
   context->buffer = tensor->buffer;
   tessera::runtime::retainBuffer(tensor->buffer);
   DLTensor &t = context->managed.dl_tensor;
-  t.data = reinterpret_cast<void *>(static_cast<uintptr_t>(tensor->buffer->address));
+  t.data =
+      reinterpret_cast<void *>(static_cast<uintptr_t>(tensor->buffer->address));
   t.device.device_type = dlpackDeviceType(*device);
-  t.device.device_id =
-      t.device.device_type == kDLCPU ? 0 : static_cast<int32_t>(device->ordinal);
+  t.device.device_id = t.device.device_type == kDLCPU
+                           ? 0
+                           : static_cast<int32_t>(device->ordinal);
   t.ndim = static_cast<int32_t>(tensor->rank);
   t.dtype = dtype;
   for (uint32_t d = 0; d < tensor->rank; ++d)

@@ -66,8 +66,8 @@ tessera_status_t LaunchBuilder::tensor(const bundle::KernelArg &meta,
   if (arg.buffer->device != kernel.module->device)
     return fail(where + " is a buffer of another device");
   if (arg.dtype != static_cast<uint32_t>(meta.dtype))
-    return fail(where + " must be " + bundle::dtypeName(meta.dtype) +
-                ", got " + dtypeName(arg.dtype));
+    return fail(where + " must be " + bundle::dtypeName(meta.dtype) + ", got " +
+                dtypeName(arg.dtype));
   if (arg.rank != meta.dims.size())
     return fail(where + " must have rank " + std::to_string(meta.dims.size()) +
                 ", got " + std::to_string(arg.rank));
@@ -96,8 +96,8 @@ tessera_status_t LaunchBuilder::tensor(const bundle::KernelArg &meta,
                   " in argument '" + meta.name + "'");
   }
   uint64_t bytes = 0, end = 0;
-  overflow |= __builtin_mul_overflow(elements, bundle::dtypeBytes(meta.dtype),
-                                     &bytes);
+  overflow |=
+      __builtin_mul_overflow(elements, bundle::dtypeBytes(meta.dtype), &bytes);
   overflow |= __builtin_add_overflow(bytes, arg.byte_offset, &end);
   if (overflow || end > arg.buffer->size)
     return fail(where + " needs bytes up to " +
@@ -114,8 +114,8 @@ tessera_status_t LaunchBuilder::scalar(const bundle::KernelArg &meta,
                                        const tessera_scalar_arg &arg) {
   std::string where = "argument '" + meta.name + "'";
   if (arg.dtype != static_cast<uint32_t>(meta.dtype))
-    return fail(where + " must be " + bundle::dtypeName(meta.dtype) +
-                ", got " + dtypeName(arg.dtype));
+    return fail(where + " must be " + bundle::dtypeName(meta.dtype) + ", got " +
+                dtypeName(arg.dtype));
   uint64_t slot = 0;
   auto intRange = [&](int64_t lo, int64_t hi) -> tessera_status_t {
     if (arg.value.i < lo || arg.value.i > hi)
@@ -196,8 +196,8 @@ tessera_status_t LaunchBuilder::grid() {
     if (!bundle::evaluateGridExpr(info.grid[axis], env, value, error))
       return fail("grid " + std::string(axes[axis]) + ": " + error);
     if (value < 0 || value > UINT32_MAX)
-      return fail("grid " + std::string(axes[axis]) + " = '" +
-                  info.grid[axis] + "' evaluates to " + std::to_string(value) +
+      return fail("grid " + std::string(axes[axis]) + " = '" + info.grid[axis] +
+                  "' evaluates to " + std::to_string(value) +
                   ", outside [0, 4294967295]");
     dims.grid[axis] = static_cast<uint32_t>(value);
   }
@@ -214,7 +214,8 @@ tessera_status_t LaunchBuilder::build(const tessera_arg *args,
   for (uint32_t i = 0; i < numArgs; ++i) {
     const bundle::KernelArg &meta = info.args[i];
     bool wantTensor = meta.kind == bundle::ArgKind::Tensor;
-    if (args[i].kind != TESSERA_ARG_TENSOR && args[i].kind != TESSERA_ARG_SCALAR)
+    if (args[i].kind != TESSERA_ARG_TENSOR &&
+        args[i].kind != TESSERA_ARG_SCALAR)
       return fail("argument '" + meta.name + "' has an invalid kind");
     if (wantTensor != (args[i].kind == TESSERA_ARG_TENSOR))
       return fail("argument '" + meta.name + "' must be a " +
@@ -285,11 +286,10 @@ tessera_status_t tessera_kernel_launch(tessera_kernel_t kernel,
   launch.slots = builder.slots.data();
   auto lock = tessera::runtime::lockStream(device, stream);
   PluginError err;
-  return pluginStatus(device->api->launch(kernel->handle,
-                                          stream ? stream->handle : nullptr,
-                                          &launch, err.data(), err.size()),
-                      err.text,
-                      "launch of kernel '" + kernel->info.name + "' failed");
+  return pluginStatus(
+      device->api->launch(kernel->handle, stream ? stream->handle : nullptr,
+                          &launch, err.data(), err.size()),
+      err.text, "launch of kernel '" + kernel->info.name + "' failed");
 }
 
 tessera_arg tessera_arg_tensor(tessera_buffer_t buffer, tessera_dtype_t dtype,

@@ -35,8 +35,8 @@ tessera_status_t checkRange(tessera_buffer_s *buffer, uint64_t offset,
   return nullptr;
 }
 
-tessera_status_t checkStream(tessera_buffer_s *buffer,
-                             tessera_stream_s *stream, const char *what) {
+tessera_status_t checkStream(tessera_buffer_s *buffer, tessera_stream_s *stream,
+                             const char *what) {
   if (stream && stream->device != buffer->device)
     return makeStatus(TESSERA_INVALID_ARGUMENT,
                       std::string(what) +
@@ -172,10 +172,10 @@ tessera_status_t tessera_buffer_fill(tessera_buffer_t buffer,
   tessera_device_s *device = buffer->device;
   auto lock = tessera::runtime::lockStream(device, stream);
   PluginError err;
-  return pluginStatus(device->api->mem_set(
-                          device->handle, stream ? stream->handle : nullptr,
-                          buffer->address + offset, value, bytes, err.data(),
-                          err.size()),
+  return pluginStatus(device->api->mem_set(device->handle,
+                                           stream ? stream->handle : nullptr,
+                                           buffer->address + offset, value,
+                                           bytes, err.data(), err.size()),
                       err.text, "fill failed");
 }
 
@@ -216,10 +216,10 @@ tessera_status_t tessera_event_create(tessera_device_t device,
   auto event = std::make_unique<tessera_event_s>();
   event->device = device;
   PluginError err;
-  if (auto *s = pluginStatus(device->api->event_create(device->handle,
-                                                       &event->handle,
-                                                       err.data(), err.size()),
-                             err.text, "cannot create an event"))
+  if (auto *s =
+          pluginStatus(device->api->event_create(device->handle, &event->handle,
+                                                 err.data(), err.size()),
+                       err.text, "cannot create an event"))
     return s;
   *out = event.release();
   return nullptr;
@@ -255,14 +255,15 @@ tessera_status_t tessera_event_synchronize(tessera_event_t event) {
 
 tessera_status_t tessera_event_elapsed_ms(tessera_event_t start,
                                           tessera_event_t end, float *ms) {
-  TESSERA_CHECK_ARG(start && end && ms, "tessera_event_elapsed_ms: NULL argument");
+  TESSERA_CHECK_ARG(start && end && ms,
+                    "tessera_event_elapsed_ms: NULL argument");
   TESSERA_CHECK_ARG(start->device == end->device,
                     "tessera_event_elapsed_ms: events of different devices");
   PluginError err;
-  return pluginStatus(start->device->api->event_elapsed_ms(
-                          start->handle, end->handle, ms, err.data(),
-                          err.size()),
-                      err.text, "event elapsed time failed");
+  return pluginStatus(
+      start->device->api->event_elapsed_ms(start->handle, end->handle, ms,
+                                           err.data(), err.size()),
+      err.text, "event elapsed time failed");
 }
 
 } // extern "C"

@@ -16,9 +16,9 @@ namespace {
 /// for a baseline chip runs on a newer one. GPU chips must match exactly.
 bool isCpuTriple(std::string_view triple) {
   std::string_view arch = triple.substr(0, triple.find('-'));
-  for (const char *cpu : {"x86_64", "i386", "i686", "aarch64", "arm64", "arm",
-                          "riscv64", "riscv32", "powerpc64le", "powerpc64",
-                          "s390x", "loongarch64"})
+  for (const char *cpu :
+       {"x86_64", "i386", "i686", "aarch64", "arm64", "arm", "riscv64",
+        "riscv32", "powerpc64le", "powerpc64", "s390x", "loongarch64"})
     if (arch == cpu)
       return true;
   return false;
@@ -82,8 +82,9 @@ tessera_status_t loadBundle(tessera_device_s *device, std::string_view data,
           device->api->module_load(device->handle, image.bytes.data(),
                                    image.bytes.size(), &module->handle,
                                    err.data(), err.size()),
-          err.text, "the '" + device->plugin->manifest.name +
-                        "' plugin rejected " + source))
+          err.text,
+          "the '" + device->plugin->manifest.name + "' plugin rejected " +
+              source))
     return s;
   for (bundle::KernelInfo &info : kernels) {
     auto kernel = std::make_unique<tessera_kernel_s>();
@@ -115,9 +116,9 @@ tessera_status_t tessera_module_load_bundle_file(tessera_device_t device,
                     "tessera_module_load_bundle_file: NULL argument");
   FILE *file = std::fopen(path, "rb");
   if (!file)
-    return makeStatus(TESSERA_NOT_FOUND,
-                      std::string("cannot open bundle '") + path +
-                          "': " + std::strerror(errno));
+    return makeStatus(TESSERA_NOT_FOUND, std::string("cannot open bundle '") +
+                                             path +
+                                             "': " + std::strerror(errno));
   std::string data;
   char chunk[65536];
   size_t n;

@@ -175,8 +175,7 @@ tessera_status_t tessera_runtime_device(tessera_runtime_t runtime,
     return makeStatus(TESSERA_NOT_FOUND,
                       "device index " + std::to_string(index) +
                           " is out of range; there are " +
-                          std::to_string(runtime->devices.size()) +
-                          " devices");
+                          std::to_string(runtime->devices.size()) + " devices");
   *device = runtime->devices[index].get();
   return nullptr;
 }

@@ -73,8 +73,7 @@ int runInfo(int argc, char **argv) {
     }
     std::vector<bundle::KernelInfo> kernels;
     std::string source = path + " image " + std::to_string(i);
-    if (!bundle::parseKernelMetadata(image.kernels(), source, kernels,
-                                     error)) {
+    if (!bundle::parseKernelMetadata(image.kernels(), source, kernels, error)) {
       std::fprintf(stderr, "tessera: %s\n", error.c_str());
       status = 1;
       continue;

@@ -25,6 +25,8 @@ struct Command {
 
 int runPlugins(int argc, char **argv);
 int runInfo(int argc, char **argv);
+int runCompile(int argc, char **argv);
+int runRun(int argc, char **argv);
 
 } // namespace tessera::tool
 

@@ -14,6 +14,12 @@ using namespace tessera::tool;
 namespace {
 
 const Command kCommands[] = {
+#ifdef TESSERA_HAVE_COMPILER
+    {"compile", "<kernel.mlir>", "compile a kernel for targets into a bundle",
+     runCompile},
+#endif
+    {"run", "<bundle.tsb>", "run a kernel on random inputs, check and time it",
+     runRun},
     {"plugins", "", "list runtime plugins, their state and their devices",
      runPlugins},
     {"info", "<bundle.tsb>", "describe the images and kernels of a bundle",

@@ -1,4 +1,5 @@
-//===- tessera/runtime.hpp - thin C++ wrapper of the runtime C API -*- C++ -*-===//
+//===- tessera/runtime.hpp - thin C++ wrapper of the runtime C API -*- C++
+//-*-===//
 //
 // RAII owners for the C handles and exceptions for failed statuses. Header
 // only, so the C ABI stays the only binary interface of libtessera_runtime.
@@ -44,7 +45,8 @@ template <typename Handle, void (*Destroy)(Handle)> class Owned {
 public:
   Owned() = default;
   explicit Owned(Handle handle) : handle_(handle) {}
-  Owned(Owned &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Owned(Owned &&other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)) {}
   Owned &operator=(Owned &&other) noexcept {
     reset(std::exchange(other.handle_, nullptr));
     return *this;
@@ -95,13 +97,13 @@ public:
   }
   void read(void *dst, uint64_t bytes, uint64_t offset = 0,
             const Stream *stream = nullptr) const {
-    check(tessera_buffer_read(handle_, stream ? stream->get() : nullptr,
-                              offset, dst, bytes));
+    check(tessera_buffer_read(handle_, stream ? stream->get() : nullptr, offset,
+                              dst, bytes));
   }
   /// A tensor argument viewing the whole buffer from byte 0.
   tessera_arg tensor(tessera_dtype_t dtype, std::vector<int64_t> dims) const {
-    return tessera_arg_tensor(handle_, dtype, static_cast<uint32_t>(dims.size()),
-                              dims.data());
+    return tessera_arg_tensor(handle_, dtype,
+                              static_cast<uint32_t>(dims.size()), dims.data());
   }
 };
 

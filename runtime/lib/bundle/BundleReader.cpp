@@ -50,8 +50,8 @@ public:
 
 private:
   bool fail(std::string &error, const std::string &what) {
-    error = "bundle '" + name + "' is corrupt: image " +
-            std::to_string(index) + " " + what;
+    error = "bundle '" + name + "' is corrupt: image " + std::to_string(index) +
+            " " + what;
     return false;
   }
   /// Reads a NUL-terminated string at \p offset inside the binary.
@@ -124,10 +124,9 @@ bool BinaryParser::parse(uint64_t base, Image &image, uint64_t &size,
   uint64_t entryOffset = get64(bin + 16);
   uint64_t entrySize = get64(bin + 24);
   if (entrySize < kEntrySize || !inRange(entryOffset, entrySize, size))
-    return fail(error, "has its entry at offset " +
-                           std::to_string(entryOffset) + " (" +
-                           std::to_string(entrySize) +
-                           " bytes) outside the binary");
+    return fail(
+        error, "has its entry at offset " + std::to_string(entryOffset) + " (" +
+                   std::to_string(entrySize) + " bytes) outside the binary");
   const char *entry = bin + entryOffset;
   uint16_t imageKind = get16(entry);
   uint16_t offloadKind = get16(entry + 2);
@@ -154,8 +153,7 @@ bool BinaryParser::parse(uint64_t base, Image &image, uint64_t &size,
   if (!inRange(imageOffset, imageSize, size))
     return fail(error, "has image bytes [" + std::to_string(imageOffset) +
                            ", +" + std::to_string(imageSize) +
-                           ") outside its " + std::to_string(size) +
-                           " bytes");
+                           ") outside its " + std::to_string(size) + " bytes");
 
   image.strings.clear();
   for (uint64_t i = 0; i < numStrings; ++i) {

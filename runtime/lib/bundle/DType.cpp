@@ -10,10 +10,10 @@ struct DTypeInfo {
   bool integer;
 };
 constexpr DTypeInfo kInfo[kNumDTypes] = {
-    {"f16", 2, false},   {"bf16", 2, false}, {"f32", 4, false},
-    {"f64", 8, false},   {"f8e4m3", 1, false}, {"f8e5m2", 1, false},
-    {"i1", 1, true},     {"i8", 1, true},    {"i16", 2, true},
-    {"i32", 4, true},    {"i64", 8, true},   {"index", 8, true},
+    {"f16", 2, false}, {"bf16", 2, false},   {"f32", 4, false},
+    {"f64", 8, false}, {"f8e4m3", 1, false}, {"f8e5m2", 1, false},
+    {"i1", 1, true},   {"i8", 1, true},      {"i16", 2, true},
+    {"i32", 4, true},  {"i64", 8, true},     {"index", 8, true},
 };
 } // namespace
 

@@ -17,8 +17,7 @@ constexpr int kMaxDepth = 64;
 
 class Evaluator {
 public:
-  Evaluator(std::string_view text, const GridEnv *env)
-      : text(text), env(env) {}
+  Evaluator(std::string_view text, const GridEnv *env) : text(text), env(env) {}
 
   bool run(int64_t &value, std::string &error) {
     bool ok = expr(value);
@@ -40,7 +39,8 @@ private:
     return fail(what + " at column " + std::to_string(pos + 1));
   }
   void skipSpace() {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos])))
+    while (pos < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[pos])))
       ++pos;
   }
   bool consume(char c) {
@@ -130,7 +130,8 @@ private:
     skipSpace();
     size_t start = pos;
     value = 0;
-    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+    while (pos < text.size() &&
+           std::isdigit(static_cast<unsigned char>(text[pos]))) {
       if (__builtin_mul_overflow(value, 10, &value) ||
           __builtin_add_overflow(value, text[pos] - '0', &value))
         return fail("integer too large");
@@ -174,7 +175,8 @@ private:
       return failAt(std::string("unexpected '") + c + "'");
     size_t start = pos;
     while (pos < text.size() &&
-           (std::isalnum(static_cast<unsigned char>(text[pos])) || text[pos] == '_'))
+           (std::isalnum(static_cast<unsigned char>(text[pos])) ||
+            text[pos] == '_'))
       ++pos;
     std::string_view name = text.substr(start, pos - start);
     skipSpace();
@@ -223,8 +225,8 @@ private:
 
 } // namespace
 
-bool evaluateGridExpr(std::string_view expr, const GridEnv &env,
-                      int64_t &value, std::string &error) {
+bool evaluateGridExpr(std::string_view expr, const GridEnv &env, int64_t &value,
+                      std::string &error) {
   return Evaluator(expr, &env).run(value, error);
 }
 

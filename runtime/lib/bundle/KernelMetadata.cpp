@@ -13,7 +13,8 @@ namespace tessera::bundle {
 namespace {
 
 bool isIdentifier(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+  if (s.empty() ||
+      !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
     return false;
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
@@ -217,8 +218,7 @@ bool validateKernel(const KernelInfo &kernel, std::string &error) {
     const KernelArg &arg = kernel.args[i];
     for (size_t j = 0; j < i; ++j)
       if (kernel.args[j].name == arg.name)
-        return error = "argument name '" + arg.name + "' is used twice",
-               false;
+        return error = "argument name '" + arg.name + "' is used twice", false;
     if (arg.dims.size() > kMaxRank)
       return error = "argument '" + arg.name + "' has rank above " +
                      std::to_string(kMaxRank),
@@ -277,8 +277,8 @@ std::string printKernelMetadata(const std::vector<KernelInfo> &kernels) {
     for (const KernelArg &arg : kernel.args) {
       out << "[[kernel.arg]]\n"
           << "name = " << quote(arg.name) << "\n"
-          << "kind = \""
-          << (arg.kind == ArgKind::Tensor ? "tensor" : "scalar") << "\"\n"
+          << "kind = \"" << (arg.kind == ArgKind::Tensor ? "tensor" : "scalar")
+          << "\"\n"
           << "dtype = \"" << dtypeName(arg.dtype) << "\"\n";
       if (arg.kind == ArgKind::Tensor) {
         out << "dims = [";

@@ -21,7 +21,9 @@ Bundle sampleBundle() {
   cpu.setString(kArchKey, "x86-64-v3");
   cpu.setString(kKernelsKey, "[[kernel]]\nname = \"k\"\n");
   cpu.setString(kVersionKey, "0.1.0");
-  cpu.bytes = std::string("\x7f" "ELF and some bytes", 19);
+  cpu.bytes = std::string("\x7f"
+                          "ELF and some bytes",
+                          19);
   Image gpu;
   gpu.imageKind = ImageKind::Cubin;
   gpu.offloadKind = OffloadKind::Cuda;
@@ -111,7 +113,8 @@ TEST(BundleFormat, TruncationAtEveryPoint) {
   }
   Bundle out;
   std::string error;
-  ASSERT_FALSE(readBundle(data.substr(0, data.size() - 8), "k.tsb", out, error));
+  ASSERT_FALSE(
+      readBundle(data.substr(0, data.size() - 8), "k.tsb", out, error));
   EXPECT_EQ(error, "bundle 'k.tsb' is truncated: image 1 ends at byte " +
                        std::to_string(data.size()) + " but the file has " +
                        std::to_string(data.size() - 8) + " bytes");
@@ -216,7 +219,8 @@ TEST(BundleFormat, LlvmObjdumpListsImages) {
     output.append(chunk, n);
   int rc = ::pclose(pipe);
   EXPECT_EQ(rc, 0) << output;
-  EXPECT_NE(output.find("x86_64-unknown-linux-gnu"), std::string::npos) << output;
+  EXPECT_NE(output.find("x86_64-unknown-linux-gnu"), std::string::npos)
+      << output;
   EXPECT_NE(output.find("x86-64-v3"), std::string::npos) << output;
   EXPECT_NE(output.find("nvptx64-nvidia-cuda"), std::string::npos) << output;
   EXPECT_NE(output.find("sm_90a"), std::string::npos) << output;

@@ -11,7 +11,8 @@ namespace {
 int64_t eval(const char *expr, const GridEnv &env = {}) {
   int64_t value = -12345;
   std::string error;
-  EXPECT_TRUE(evaluateGridExpr(expr, env, value, error)) << expr << ": " << error;
+  EXPECT_TRUE(evaluateGridExpr(expr, env, value, error))
+      << expr << ": " << error;
   return value;
 }
 
@@ -56,10 +57,14 @@ TEST(GridExpr, SymbolsAndDims) {
 
 TEST(GridExpr, Errors) {
   EXPECT_NE(evalError("1 / 0").find("division by zero"), std::string::npos);
-  EXPECT_NE(evalError("ceildiv(1, 0)").find("division by zero"), std::string::npos);
-  EXPECT_NE(evalError("9223372036854775807 + 1").find("overflow"), std::string::npos);
-  EXPECT_NE(evalError("99999999999999999999").find("too large"), std::string::npos);
-  EXPECT_NE(evalError("3037000500 * 3037000500").find("overflow"), std::string::npos);
+  EXPECT_NE(evalError("ceildiv(1, 0)").find("division by zero"),
+            std::string::npos);
+  EXPECT_NE(evalError("9223372036854775807 + 1").find("overflow"),
+            std::string::npos);
+  EXPECT_NE(evalError("99999999999999999999").find("too large"),
+            std::string::npos);
+  EXPECT_NE(evalError("3037000500 * 3037000500").find("overflow"),
+            std::string::npos);
   EXPECT_NE(evalError("1 2").find("trailing"), std::string::npos);
   EXPECT_NE(evalError("").find("unexpected end"), std::string::npos);
   EXPECT_NE(evalError("(1").find("expected ')'"), std::string::npos);
@@ -67,8 +72,9 @@ TEST(GridExpr, Errors) {
   EXPECT_NE(evalError("1 + $").find("unexpected '$'"), std::string::npos);
   EXPECT_NE(evalError(std::string(10000, '(').c_str()).find("too deep"),
             std::string::npos);
-  EXPECT_NE(evalError(std::string(10000, '-').append("1").c_str()).find("too deep"),
-            std::string::npos);
+  EXPECT_NE(
+      evalError(std::string(10000, '-').append("1").c_str()).find("too deep"),
+      std::string::npos);
 }
 
 TEST(GridExpr, SyntaxCheckIgnoresValues) {

@@ -64,13 +64,15 @@ TEST(KernelMetadata, PrintParsesBack) {
   std::string error;
   ASSERT_TRUE(parseKernelMetadata(kGemm, "meta", kernels, error)) << error;
   std::string text = printKernelMetadata(kernels);
-  ASSERT_TRUE(parseKernelMetadata(text, "printed", again, error)) << error << text;
+  ASSERT_TRUE(parseKernelMetadata(text, "printed", again, error))
+      << error << text;
   EXPECT_EQ(printKernelMetadata(again), text);
 }
 
 TEST(KernelMetadata, Errors) {
-  EXPECT_NE(parseError("[[kernel]]\nname = \"k\"\n").find("missing key 'symbol'"),
-            std::string::npos);
+  EXPECT_NE(
+      parseError("[[kernel]]\nname = \"k\"\n").find("missing key 'symbol'"),
+      std::string::npos);
   EXPECT_NE(parseError("[[kernel]\n").find("meta:1"), std::string::npos);
   std::string bad = kGemm;
   bad.replace(bad.find("\"f16\""), 5, "\"f17\"");
@@ -84,7 +86,8 @@ TEST(KernelMetadata, Errors) {
   bad = kGemm;
   bad.replace(bad.find("threads = 128"), 13, "threads = 0");
   EXPECT_NE(parseError(bad).find("'threads' is 0"), std::string::npos);
-  EXPECT_NE(parseError("kernel = 3").find("array of tables"), std::string::npos);
+  EXPECT_NE(parseError("kernel = 3").find("array of tables"),
+            std::string::npos);
   bad = kGemm;
   bad.replace(bad.find("\"K\", \"N\""), 8, "\"K\", \"N\", 1, 2, 3");
   EXPECT_NE(parseError(bad).find("rank 5"), std::string::npos);

@@ -49,8 +49,9 @@ TEST_F(Loader, OtherAbiMajorIsRefused) {
   // The manifest says 1.0, the library's table says 2.
   const RuntimePlugin &table = get("abitable.toml");
   EXPECT_EQ(table.state, PluginState::Refused);
-  EXPECT_NE(table.message.find("speaks runtime ABI 2.0, this runtime speaks 1.0"),
-            std::string::npos)
+  EXPECT_NE(
+      table.message.find("speaks runtime ABI 2.0, this runtime speaks 1.0"),
+      std::string::npos)
       << table.message;
 }
 

@@ -58,14 +58,17 @@ TEST(Manifest, NamesTheKeyOrLine) {
   EXPECT_EQ(errorOf(replace(kCpu, "triples = [", "#")),
             "plugin manifest '/p/x.toml' is incomplete: missing key 'triples'");
   std::string error = errorOf(replace(kCpu, "\"1.0\"", "\"one\""));
-  EXPECT_NE(error.find("line 4: abi_version 'one'"), std::string::npos) << error;
+  EXPECT_NE(error.find("line 4: abi_version 'one'"), std::string::npos)
+      << error;
   error = errorOf(replace(kCpu, "version = \"0.1.0\"", "version = 0.1.0\""));
   EXPECT_NE(error.find("line 3 is not valid TOML"), std::string::npos) << error;
   error = errorOf(replace(kCpu, "\"targets/host.toml\"", "3"));
-  EXPECT_NE(error.find("target 'x86-64-v3' must name a file"), std::string::npos)
+  EXPECT_NE(error.find("target 'x86-64-v3' must name a file"),
+            std::string::npos)
       << error;
-  error = errorOf(replace(kCpu, "runtime_library = \"libtessera_cpu_runtime.so\"",
-                          "runtime_library = 5"));
+  error =
+      errorOf(replace(kCpu, "runtime_library = \"libtessera_cpu_runtime.so\"",
+                      "runtime_library = 5"));
   EXPECT_NE(error.find("'runtime_library' must be a string"), std::string::npos)
       << error;
 }

@@ -41,7 +41,8 @@ protected:
   void SetUp() override {
     RuntimeTest::SetUp();
     bundle::Bundle b;
-    b.images.push_back(cpuImage("x86_64-unknown-linux-gnu", "fakechip", {axpyKernel()}));
+    b.images.push_back(
+        cpuImage("x86_64-unknown-linux-gnu", "fakechip", {axpyKernel()}));
     data = bundle::writeBundle(b);
     ASSERT_OK(tessera_module_load_bundle_memory(cpu, data.data(), data.size(),
                                                 "axpy.tsb", &module));
@@ -116,7 +117,8 @@ TEST_F(LaunchTest, ArgumentsAreChecked) {
   EXPECT_EQ(launchError(a), "kernel 'axpy': takes 4 arguments, got 3");
   a = args();
   a[3] = tessera_arg_f64(1.0);
-  EXPECT_EQ(launchError(a), "kernel 'axpy': argument 'alpha' must be f32, got f64");
+  EXPECT_EQ(launchError(a),
+            "kernel 'axpy': argument 'alpha' must be f32, got f64");
   a = args();
   a[0].u.tensor.dtype = TESSERA_DTYPE_F16;
   EXPECT_EQ(launchError(a), "kernel 'axpy': argument 'A' must be f32, got f16");
@@ -126,7 +128,8 @@ TEST_F(LaunchTest, ArgumentsAreChecked) {
             "kernel 'axpy': argument 'alpha' must be a scalar, got a tensor");
   a = args();
   a[1].u.tensor.rank = 2;
-  EXPECT_EQ(launchError(a), "kernel 'axpy': argument 'B' must have rank 1, got 2");
+  EXPECT_EQ(launchError(a),
+            "kernel 'axpy': argument 'B' must have rank 1, got 2");
   a = args();
   a[2].u.tensor.dims[0] = 999;
   EXPECT_EQ(launchError(a), "kernel 'axpy': dimension N is 1000 in argument "
@@ -179,10 +182,14 @@ std::string chosen(tessera_device_t device, const bundle::Bundle &b) {
 
 TEST_F(RuntimeTest, ImageChoicePrefersExactChip) {
   bundle::Bundle b;
-  b.images.push_back(cpuImage("nvptx64-nvidia-cuda", "sm_90a", {tagged("sm90")}));
-  b.images.push_back(cpuImage("x86_64-unknown-linux-gnu", "x86-64", {tagged("generic")}));
-  b.images.push_back(cpuImage("x86_64-unknown-linux-gnu", "fakechip", {tagged("exact")}));
-  b.images.push_back(cpuImage("nvptx64-nvidia-cuda", "sm_80", {tagged("sm80")}));
+  b.images.push_back(
+      cpuImage("nvptx64-nvidia-cuda", "sm_90a", {tagged("sm90")}));
+  b.images.push_back(
+      cpuImage("x86_64-unknown-linux-gnu", "x86-64", {tagged("generic")}));
+  b.images.push_back(
+      cpuImage("x86_64-unknown-linux-gnu", "fakechip", {tagged("exact")}));
+  b.images.push_back(
+      cpuImage("nvptx64-nvidia-cuda", "sm_80", {tagged("sm80")}));
   EXPECT_EQ(chosen(cpu, b), "exact");
   EXPECT_EQ(chosen(gpu, b), "sm80");
   b.images.erase(b.images.begin() + 2, b.images.end());
@@ -196,13 +203,14 @@ TEST_F(RuntimeTest, ImageChoicePrefersExactChip) {
 
 TEST_F(RuntimeTest, BadBundlesAreRejected) {
   bundle::Bundle b;
-  b.images.push_back(cpuImage("x86_64-unknown-linux-gnu", "fakechip", {axpyKernel()}));
+  b.images.push_back(
+      cpuImage("x86_64-unknown-linux-gnu", "fakechip", {axpyKernel()}));
   std::string bytes = bundle::writeBundle(b);
   tessera_module_t module;
-  std::string message = failure(
-      tessera_module_load_bundle_memory(cpu, bytes.data(), bytes.size() - 100,
-                                        "cut.tsb", &module),
-      TESSERA_BAD_BUNDLE);
+  std::string message =
+      failure(tessera_module_load_bundle_memory(
+                  cpu, bytes.data(), bytes.size() - 100, "cut.tsb", &module),
+              TESSERA_BAD_BUNDLE);
   EXPECT_NE(message.find("bundle 'cut.tsb' is truncated: image 0 ends at byte"),
             std::string::npos)
       << message;
@@ -213,18 +221,16 @@ TEST_F(RuntimeTest, BadBundlesAreRejected) {
   missing.symbol = "tessera_kernel_nope";
   b.images[0] = cpuImage("x86_64-unknown-linux-gnu", "fakechip", {missing});
   bytes = bundle::writeBundle(b);
-  message = failure(tessera_module_load_bundle_memory(cpu, bytes.data(),
-                                                      bytes.size(), "m.tsb",
-                                                      &module),
+  message = failure(tessera_module_load_bundle_memory(
+                        cpu, bytes.data(), bytes.size(), "m.tsb", &module),
                     TESSERA_NOT_FOUND);
   EXPECT_NE(message.find("symbol 'tessera_kernel_nope'"), std::string::npos)
       << message;
   // Broken metadata.
   b.images[0].setString(bundle::kKernelsKey, "[[kernel]]\nname = 3\n");
   bytes = bundle::writeBundle(b);
-  message = failure(tessera_module_load_bundle_memory(cpu, bytes.data(),
-                                                      bytes.size(), "t.tsb",
-                                                      &module),
+  message = failure(tessera_module_load_bundle_memory(
+                        cpu, bytes.data(), bytes.size(), "t.tsb", &module),
                     TESSERA_BAD_BUNDLE);
   EXPECT_NE(message.find("key 'name' must be a string"), std::string::npos)
       << message;
@@ -300,7 +306,8 @@ TEST_F(LaunchTest, CppWrapper) {
   ASSERT_EQ(devices.size(), 2u);
   Module m = devices[0].loadBundle(data.data(), data.size(), "axpy.tsb");
   Kernel k = m.kernel("axpy");
-  Buffer x = devices[0].alloc(16), y = devices[0].alloc(16), z = devices[0].alloc(16);
+  Buffer x = devices[0].alloc(16), y = devices[0].alloc(16),
+         z = devices[0].alloc(16);
   std::vector<float> in = {1, 2, 3, 4}, out(4);
   x.write(in.data(), 16);
   y.write(in.data(), 16);

@@ -25,9 +25,10 @@ TEST_F(RuntimeTest, DevicesKnowTripleAndChip) {
   EXPECT_STREQ(info.triple, "nvptx64-nvidia-cuda");
   EXPECT_STREQ(info.chip, "sm_80");
   tessera_device_t none;
-  EXPECT_NE(failure(tessera_runtime_device(runtime, 2, &none), TESSERA_NOT_FOUND)
-                .find("out of range"),
-            std::string::npos);
+  EXPECT_NE(
+      failure(tessera_runtime_device(runtime, 2, &none), TESSERA_NOT_FOUND)
+          .find("out of range"),
+      std::string::npos);
 }
 
 TEST_F(RuntimeTest, BrokenPluginsAreListedAndTheRestWorks) {
@@ -86,14 +87,16 @@ TEST_F(RuntimeTest, BufferCopiesAndRanges) {
   EXPECT_EQ(back[7], 7);
   EXPECT_EQ(back[8], 0xAB);
   EXPECT_EQ(back[16], 16);
-  std::string message = failure(tessera_buffer_write(a, nullptr, 60, data.data(), 8),
-                                TESSERA_INVALID_ARGUMENT);
+  std::string message =
+      failure(tessera_buffer_write(a, nullptr, 60, data.data(), 8),
+              TESSERA_INVALID_ARGUMENT);
   EXPECT_NE(message.find("exceeds the buffer's 64 bytes"), std::string::npos);
   failure(tessera_buffer_read(a, nullptr, UINT64_MAX, back.data(), 2),
           TESSERA_INVALID_ARGUMENT);
   tessera_buffer_t other;
   ASSERT_OK(tessera_buffer_alloc(gpu, 8, &other));
-  failure(tessera_buffer_copy(other, 0, a, 0, 8, nullptr), TESSERA_INVALID_ARGUMENT);
+  failure(tessera_buffer_copy(other, 0, a, 0, 8, nullptr),
+          TESSERA_INVALID_ARGUMENT);
   tessera_buffer_release(other);
   tessera_buffer_release(a);
   tessera_buffer_release(b);
@@ -117,7 +120,8 @@ TEST_F(RuntimeTest, StreamsAndEvents) {
   EXPECT_GE(ms, 0.0f);
   tessera_stream_t gpuStream;
   ASSERT_OK(tessera_stream_create(gpu, &gpuStream));
-  failure(tessera_buffer_fill(buffer, gpuStream, 0, 1, 16), TESSERA_INVALID_ARGUMENT);
+  failure(tessera_buffer_fill(buffer, gpuStream, 0, 1, 16),
+          TESSERA_INVALID_ARGUMENT);
   tessera_stream_destroy(gpuStream);
   tessera_buffer_release(buffer);
   tessera_event_destroy(start);

@@ -31,8 +31,10 @@ namespace tessera::testing {
   } while (0)
 
 /// Runs \p expr, expects \p code, returns the message.
-inline std::string failure(tessera_status_t status, tessera_status_code_t code) {
-  EXPECT_EQ(tessera_status_code(status), code) << tessera_status_message(status);
+inline std::string failure(tessera_status_t status,
+                           tessera_status_code_t code) {
+  EXPECT_EQ(tessera_status_code(status), code)
+      << tessera_status_message(status);
   std::string message = tessera_status_message(status);
   tessera_status_free(status);
   return message;
@@ -53,12 +55,14 @@ inline bundle::KernelInfo axpyKernel() {
   k.threads = 128;
   k.grid = {"ceildiv(N, 128)", "1", "1"};
   for (const char *name : {"A", "B", "C"})
-    k.args.push_back({name, bundle::ArgKind::Tensor, bundle::DType::F32, {"N"}});
+    k.args.push_back(
+        {name, bundle::ArgKind::Tensor, bundle::DType::F32, {"N"}});
   k.args.push_back({"alpha", bundle::ArgKind::Scalar, bundle::DType::F32, {}});
   return k;
 }
 
-inline bundle::Image cpuImage(const std::string &triple, const std::string &chip,
+inline bundle::Image cpuImage(const std::string &triple,
+                              const std::string &chip,
                               const std::vector<bundle::KernelInfo> &kernels) {
   bundle::Image image;
   image.imageKind = bundle::ImageKind::Object;

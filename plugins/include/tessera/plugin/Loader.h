@@ -1,4 +1,5 @@
-//===- tessera/plugin/Loader.h - discover and load runtime plugins -*- C++ -*-===//
+//===- tessera/plugin/Loader.h - discover and load runtime plugins -*- C++
+//-*-===//
 //
 // Finds manifests along the search path and dlopens each runtime plugin with
 // RTLD_NOW | RTLD_LOCAL. A defective plugin is refused with a message naming
@@ -53,7 +54,8 @@ std::vector<std::unique_ptr<RuntimePlugin>>
 loadRuntimePlugins(const std::vector<std::string> &dirs);
 
 /// Loads the runtime plugin described by one manifest file.
-std::unique_ptr<RuntimePlugin> loadRuntimePlugin(const std::string &manifestPath);
+std::unique_ptr<RuntimePlugin>
+loadRuntimePlugin(const std::string &manifestPath);
 
 } // namespace tessera::plugin
 

@@ -1,4 +1,5 @@
-//===- tessera/bundle/DType.h - element types of kernel arguments -*- C++ -*-===//
+//===- tessera/bundle/DType.h - element types of kernel arguments -*- C++
+//-*-===//
 
 #ifndef TESSERA_BUNDLE_DTYPE_H
 #define TESSERA_BUNDLE_DTYPE_H

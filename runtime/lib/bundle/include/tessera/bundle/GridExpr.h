@@ -31,8 +31,8 @@ struct GridEnv {
 
 /// Evaluates \p expr. Returns false and sets \p error ("unknown symbol 'K'
 /// in grid formula 'ceildiv(K, 4)'") on any problem.
-bool evaluateGridExpr(std::string_view expr, const GridEnv &env,
-                      int64_t &value, std::string &error);
+bool evaluateGridExpr(std::string_view expr, const GridEnv &env, int64_t &value,
+                      std::string &error);
 
 /// Checks that \p expr parses, without evaluating symbols.
 bool checkGridExprSyntax(std::string_view expr, std::string &error);

@@ -1,4 +1,5 @@
-//===- tessera/bundle/KernelMetadata.h - per-kernel launch facts -*- C++ -*-===//
+//===- tessera/bundle/KernelMetadata.h - per-kernel launch facts -*- C++
+//-*-===//
 //
 // The value of an image's `tessera.kernels` string: a TOML document with one
 // [[kernel]] table per kernel, giving its exported symbol, block size,

@@ -1,0 +1,41 @@
+//===- HostTensor.h - host copies of kernel arguments -----------*- C++ -*-===//
+#ifndef TESSERA_TOOLS_TESSERA_HOSTTENSOR_H
+#define TESSERA_TOOLS_TESSERA_HOSTTENSOR_H
+
+#include "tessera/bundle/KernelMetadata.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tessera::tool {
+
+/// The bytes of one tensor argument in its dtype, on the host.
+struct HostTensor {
+  bundle::DType dtype;
+  std::vector<int64_t> dims;
+  std::vector<unsigned char> bytes;
+
+  int64_t numElements() const;
+  /// Element i widened to double.
+  double get(int64_t i) const;
+  void set(int64_t i, double v);
+};
+
+/// A tensor of `dims` filled with uniform values in [-1, 1) (small integers
+/// for integer dtypes) from `rng`.
+HostTensor randomTensor(bundle::DType dtype, const std::vector<int64_t> &dims,
+                        std::mt19937_64 &rng);
+
+/// Relative error ||a - b|| / ||b|| (2-norms); infinity when either holds a
+/// NaN or their shapes differ.
+double relativeError(const HostTensor &a, const HostTensor &b);
+
+/// The tolerance a result of `dtype` computed two independent ways should
+/// meet.
+double toleranceFor(bundle::DType dtype);
+
+} // namespace tessera::tool
+
+#endif
