@@ -9,20 +9,21 @@
 using namespace mlir;
 using namespace tessera;
 
-std::string tessera::dtypeName(Type t) {
-  if (t.isF16()) return "f16";
-  if (t.isBF16()) return "bf16";
-  if (t.isF32()) return "f32";
-  if (t.isF64()) return "f64";
-  if (isa<Float8E4M3FNType>(t)) return "f8e4m3";
-  if (isa<Float8E5M2Type>(t)) return "f8e5m2";
-  if (t.isIndex()) return "index";
-  if (t.isInteger(1)) return "i1";
-  if (t.isInteger(8)) return "i8";
-  if (t.isInteger(16)) return "i16";
-  if (t.isInteger(32)) return "i32";
-  if (t.isInteger(64)) return "i64";
-  return "";
+std::optional<bundle::DType> tessera::dtypeOf(Type t) {
+  using bundle::DType;
+  if (t.isF16()) return DType::F16;
+  if (t.isBF16()) return DType::BF16;
+  if (t.isF32()) return DType::F32;
+  if (t.isF64()) return DType::F64;
+  if (isa<Float8E4M3FNType>(t)) return DType::F8E4M3;
+  if (isa<Float8E5M2Type>(t)) return DType::F8E5M2;
+  if (t.isIndex()) return DType::Index;
+  if (t.isInteger(1)) return DType::I1;
+  if (t.isInteger(8)) return DType::I8;
+  if (t.isInteger(16)) return DType::I16;
+  if (t.isInteger(32)) return DType::I32;
+  if (t.isInteger(64)) return DType::I64;
+  return std::nullopt;
 }
 
 /// The formula of a grid size: constants, tensor dims and integer arithmetic.
@@ -98,59 +99,26 @@ FailureOr<KernelInfo> tessera::extractKernelInfo(tile::FuncOp func) {
   for (BlockArgument arg : func.getBody().front().getArguments()) {
     KernelArgInfo a;
     a.name = argName(arg);
+    Type elem;
     if (auto t = dyn_cast<tile::GlobalTensorType>(arg.getType())) {
-      a.kind = "tensor";
-      a.dtype = dtypeName(t.getElementType());
+      a.kind = bundle::ArgKind::Tensor;
+      elem = t.getElementType();
       for (unsigned d = 0; d < t.getRank(); ++d)
         a.dims.push_back(!t.getSymbol(d).empty() ? t.getSymbol(d).str()
                          : t.isDynamicDim(d)     ? std::string("?")
                                                  : std::to_string(t.getShape()[d]));
     } else {
-      a.kind = "scalar";
-      a.dtype = dtypeName(arg.getType());
+      a.kind = bundle::ArgKind::Scalar;
+      elem = arg.getType();
     }
-    if (a.dtype.empty())
+    auto dtype = dtypeOf(elem);
+    if (!dtype)
       return emitError(arg.getLoc()) << "argument type " << arg.getType()
                                      << " cannot be passed to a kernel",
              failure();
+    a.dtype = *dtype;
     info.args.push_back(std::move(a));
   }
   return info;
 }
 
-static std::string quoted(llvm::StringRef s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string tessera::kernelsToToml(const std::vector<KernelInfo> &kernels) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  for (const KernelInfo &k : kernels) {
-    os << "[[kernel]]\n"
-       << "name = " << quoted(k.name) << "\n"
-       << "symbol = " << quoted(k.symbol) << "\n"
-       << "threads = " << k.threads << "\n"
-       << "shared_bytes = " << k.sharedBytes << "\n"
-       << "grid = [" << quoted(k.grid[0]) << ", " << quoted(k.grid[1]) << ", "
-       << quoted(k.grid[2]) << "]\n";
-    for (const KernelArgInfo &a : k.args) {
-      os << "[[kernel.arg]]\n"
-         << "name = " << quoted(a.name) << "\n"
-         << "kind = " << quoted(a.kind) << "\n"
-         << "dtype = " << quoted(a.dtype) << "\n";
-      if (a.kind == "tensor") {
-        os << "dims = [";
-        llvm::interleaveComma(a.dims, os, [&](const std::string &d) { os << quoted(d); });
-        os << "]\n";
-      }
-    }
-    os << "\n";
-  }
-  return text;
-}

@@ -277,7 +277,8 @@ int run(const RunOptions &o) {
   }
 
   Launchable l = upload(dev, *k, tensors, scalars);
-  Kernel kernel = dev.loadBundle(o.bundlePath).kernel(k->name);
+  Module module = dev.loadBundle(o.bundlePath);
+  Kernel kernel = module.kernel(k->name);
   tessera_launch_dims dims = kernel.prepare(l.args);
   Stream stream = dev.createStream();
   Event start = dev.createEvent(), stop = dev.createEvent();
@@ -298,7 +299,8 @@ int run(const RunOptions &o) {
     if (host >= 0) {
       Device hd = devices[host];
       Launchable hl = upload(hd, *k, tensors, scalars);
-      hd.loadBundle(o.bundlePath).kernel(k->name).launch(hl.args);
+      Module hostModule = hd.loadBundle(o.bundlePath);
+      hostModule.kernel(k->name).launch(hl.args);
       std::vector<HostTensor> ref = download(hl, tensors);
       checkState = "passed";
       for (size_t i = 0; i < ref.size(); ++i) {

@@ -1,0 +1,124 @@
+//===- BundleCompiler.cpp - a tile source file to a .tsb bundle -----------===//
+
+#include "BundleCompiler.h"
+
+#include "tessera/bundle/Bundle.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+using namespace tessera;
+
+#ifndef TESSERA_VERSION
+#define TESSERA_VERSION "0.1.0"
+#endif
+
+std::string tessera::hostTriple() {
+  llvm::Triple t(llvm::sys::getProcessTriple());
+  // Normalise Debian's "x86_64-pc-linux-gnu" to the spelling manifests use.
+  if (t.getVendor() == llvm::Triple::PC)
+    t.setVendor(llvm::Triple::UnknownVendor);
+  return t.str();
+}
+
+static bundle::ImageKind imageKindFor(llvm::StringRef name) {
+  return llvm::StringSwitch<bundle::ImageKind>(name)
+      .Case("object", bundle::ImageKind::Object)
+      .Case("cubin", bundle::ImageKind::Cubin)
+      .Case("ptx", bundle::ImageKind::PTX)
+      .Case("spirv", bundle::ImageKind::SPIRV)
+      .Case("fatbinary", bundle::ImageKind::Fatbinary)
+      .Default(bundle::ImageKind::None);
+}
+
+static bundle::OffloadKind offloadKindFor(llvm::StringRef triple) {
+  if (triple.starts_with("nvptx"))
+    return bundle::OffloadKind::Cuda;
+  if (triple.starts_with("amdgcn"))
+    return bundle::OffloadKind::HIP;
+  return bundle::OffloadKind::OpenMP;
+}
+
+LogicalResult tessera::compileBundle(const BundleRequest &request,
+                                     MLIRContext &ctx,
+                                     CompilerPluginRegistry &plugins,
+                                     const CompileCache &cache,
+                                     BundleResult &result) {
+  Location fileLoc = FileLineColLoc::get(&ctx, request.sourcePath, 0, 0);
+  std::string error;
+  auto source = openInputFile(request.sourcePath, &error);
+  if (!source)
+    return emitError(fileLoc) << error;
+
+  std::vector<CompileTarget> targets;
+  std::vector<std::string> specs = request.targets;
+  if (specs.empty())
+    specs.push_back(hostTriple());
+  for (const std::string &spec : specs) {
+    auto t = parseTargetSpec(spec);
+    if (!t)
+      return emitError(fileLoc) << llvm::toString(t.takeError());
+    targets.push_back(*t);
+  }
+
+  // Everything that decides the bundle's bytes.
+  std::vector<std::string> keyParts = {
+      "tessera " TESSERA_VERSION, "llvm " LLVM_VERSION_STRING,
+      source->getBuffer().str(),
+      "O" + std::to_string(request.options.optLevel)};
+  for (const CompileTarget &t : targets) {
+    keyParts.push_back(t.triple + ":" + t.chip);
+    keyParts.push_back(plugins.versionFor(t.triple));
+  }
+  std::string key = CompileCache::key(keyParts);
+  bool useCache = cache.enabled() && !request.options.printIRAfterAll &&
+                  request.options.dumpDir.empty();
+  if (useCache) {
+    switch (cache.get(key, result.bytes)) {
+    case CompileCache::Lookup::Hit:
+      result.cacheState = "hit";
+      return success();
+    case CompileCache::Lookup::Corrupt:
+      result.cacheState = "corrupt";
+      break;
+    case CompileCache::Lookup::Miss:
+      result.cacheState = "miss";
+      break;
+    }
+  }
+
+  OwningOpRef<ModuleOp> module = parseTileModule(request.sourcePath, ctx);
+  if (!module)
+    return failure();
+  bundle::Bundle out;
+  for (CompileTarget &t : targets) {
+    TargetImage image;
+    if (failed(compileForTarget(*module, t, request.options,
+                                [&](CompileTarget &tt) { return plugins.resolve(tt); },
+                                image)))
+      return failure();
+    bundle::Image img;
+    img.imageKind = imageKindFor(image.image.imageKind);
+    img.offloadKind = offloadKindFor(image.target.triple);
+    img.setString(bundle::kTripleKey, image.target.triple);
+    img.setString(bundle::kArchKey, image.target.chip.empty() ? "generic" : image.target.chip);
+    img.setString(bundle::kKernelsKey, bundle::printKernelMetadata(image.kernels));
+    img.setString(bundle::kVersionKey, TESSERA_VERSION);
+    img.setString("tessera.source", source->getBuffer().str());
+    img.bytes.assign(image.image.bytes.begin(), image.image.bytes.end());
+    out.images.push_back(std::move(img));
+  }
+  result.bytes = bundle::writeBundle(out);
+  if (useCache) {
+    std::string cacheError;
+    if (!cache.put(key, result.bytes, cacheError))
+      emitWarning(fileLoc) << "compile cache: " << cacheError;
+  }
+  return success();
+}

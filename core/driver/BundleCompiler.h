@@ -1,0 +1,37 @@
+//===- BundleCompiler.h - a tile source file to a .tsb bundle ---*- C++ -*-===//
+#ifndef TESSERA_CORE_DRIVER_BUNDLECOMPILER_H
+#define TESSERA_CORE_DRIVER_BUNDLECOMPILER_H
+
+#include "CompileCache.h"
+#include "PluginRegistry.h"
+
+namespace tessera {
+
+struct BundleRequest {
+  std::string sourcePath;
+  /// "triple[:chip]" each; empty means the host CPU.
+  std::vector<std::string> targets;
+  CompileOptions options;
+};
+
+struct BundleResult {
+  std::string bytes;
+  /// "hit", "miss", "corrupt" (recompiled) or "off".
+  std::string cacheState = "off";
+};
+
+/// The triple of the machine this runs on, e.g. x86_64-unknown-linux-gnu.
+std::string hostTriple();
+
+/// Compiles a source file for every requested target into one bundle,
+/// through the compile cache when it is enabled. Diagnostics go to the
+/// context's handler; returns failure after reporting.
+mlir::LogicalResult compileBundle(const BundleRequest &request,
+                                  mlir::MLIRContext &ctx,
+                                  CompilerPluginRegistry &plugins,
+                                  const CompileCache &cache,
+                                  BundleResult &result);
+
+} // namespace tessera
+
+#endif

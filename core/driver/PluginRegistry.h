@@ -1,0 +1,47 @@
+//===- PluginRegistry.h - find the compile side of a target ----*- C++ -*-===//
+#ifndef TESSERA_CORE_DRIVER_PLUGINREGISTRY_H
+#define TESSERA_CORE_DRIVER_PLUGINREGISTRY_H
+
+#include "Compile.h"
+
+#include <map>
+#include <mutex>
+
+namespace tessera {
+
+/// Reads the plugin manifests on the search path (TESSERA_PLUGIN_PATH, then
+/// the folder lib/tessera/plugins next to libtessera_compiler.so) and loads a
+/// target's compiler plugin on first use.
+class CompilerPluginRegistry {
+public:
+  CompilerPluginRegistry();
+
+  /// Loads the compiler plugin serving `target.triple` and fills in
+  /// `target.descriptionPath` for its chip. Errors name what was searched.
+  llvm::Expected<std::shared_ptr<LoadedCompilerPlugin>>
+  resolve(CompileTarget &target);
+
+  /// "<plugin name> <version>" of the plugin serving a triple (for cache keys).
+  std::string versionFor(llvm::StringRef triple) const;
+
+  /// The folders searched, in order.
+  const std::vector<std::string> &searchPath() const { return dirs; }
+
+private:
+  struct Entry {
+    std::string name, version, library, manifestPath;
+    std::vector<std::string> triples;
+    std::vector<std::pair<std::string, std::string>> targets;
+  };
+  const Entry *find(llvm::StringRef triple) const;
+
+  std::vector<std::string> dirs;
+  std::vector<Entry> entries;
+  std::vector<std::string> problems;
+  std::map<std::string, std::shared_ptr<LoadedCompilerPlugin>> loaded;
+  std::mutex mutex;
+};
+
+} // namespace tessera
+
+#endif
