@@ -16,6 +16,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace tessera;
@@ -37,6 +38,45 @@ llvm::Expected<CompileTarget> tessera::parseTargetSpec(llvm::StringRef spec) {
 void tessera::registerTileModuleDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
                   scf::SCFDialect>();
+}
+
+/// The innermost file position of a location, if it has one.
+static std::optional<FileLineColLoc> filePosition(Location loc) {
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    return f;
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return filePosition(n.getChildLoc());
+  if (auto c = dyn_cast<CallSiteLoc>(loc))
+    return filePosition(c.getCallee());
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      if (auto p = filePosition(l))
+        return p;
+  return std::nullopt;
+}
+
+static void printDiagnostic(Diagnostic &diag, llvm::raw_ostream &os,
+                            llvm::StringRef indent) {
+  os << indent;
+  if (auto pos = filePosition(diag.getLocation()))
+    os << pos->getFilename().getValue() << ":" << pos->getLine() << ":"
+       << pos->getColumn() << ": ";
+  switch (diag.getSeverity()) {
+  case DiagnosticSeverity::Error: os << "error: "; break;
+  case DiagnosticSeverity::Warning: os << "warning: "; break;
+  case DiagnosticSeverity::Note: os << "note: "; break;
+  case DiagnosticSeverity::Remark: os << "remark: "; break;
+  }
+  os << diag << "\n";
+  for (Diagnostic &note : diag.getNotes())
+    printDiagnostic(note, os, "  ");
+}
+
+void tessera::installCompilerDiagnosticHandler(MLIRContext &ctx) {
+  ctx.getDiagEngine().registerHandler([](Diagnostic &diag) {
+    printDiagnostic(diag, llvm::errs(), "");
+    return success();
+  });
 }
 
 OwningOpRef<ModuleOp> tessera::parseTileModule(llvm::StringRef path,

@@ -19,6 +19,10 @@ llvm::Expected<CompileTarget> parseTargetSpec(llvm::StringRef spec);
 /// Registers the dialects a tile module may contain.
 void registerTileModuleDialects(mlir::DialectRegistry &registry);
 
+/// Prints diagnostics as `file:line:col: error: message` (the form editors
+/// and build tools understand), with notes indented below.
+void installCompilerDiagnosticHandler(mlir::MLIRContext &ctx);
+
 /// Parses and verifies a tile module from a file ("-" for stdin); errors go
 /// to the context's diagnostic handler with file:line:col.
 mlir::OwningOpRef<mlir::ModuleOp> parseTileModule(llvm::StringRef path,

@@ -82,6 +82,7 @@ int tessera::tool::runCompile(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registerTileModuleDialects(registry);
   mlir::MLIRContext ctx(registry);
+  installCompilerDiagnosticHandler(ctx);
   CompilerPluginRegistry plugins;
   CompileCache cache = noCache ? CompileCache(std::string()) : CompileCache();
   BundleResult result;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds everything and runs every test suite:
+#   1. the default (Release) build: unit, lit, e2e tests;
+#   2. the sanitize build (ASan + UBSan): unit and lit tests;
+#   3. the fuzz build: the parser fuzzer for 60 seconds.
+# Installs what is missing first. Exits non-zero on any failure.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+jobs="$(nproc)"
+
+scripts/install-deps.sh
+
+echo "== default build and all tests"
+scripts/build.sh default
+ctest --preset default -j "$jobs"
+
+echo "== sanitize build (ASan + UBSan): unit and lit tests"
+scripts/build.sh sanitize
+# libMLIR.so is not instrumented; LLVM's allocator headers poison memory that
+# the uninstrumented library then touches, so user poisoning is turned off.
+ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=0" \
+UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+  ctest --preset sanitize -j "$jobs" -E '^(e2e|bench|plugins\.install)'
+
+echo "== fuzz build: 60 s of the parser fuzzer"
+scripts/build.sh fuzz run-parse-fuzzer

@@ -1,0 +1,3 @@
+tile.func @f(%a: !tile.tensor<[N], f32>) {
+  tile.return
+}
