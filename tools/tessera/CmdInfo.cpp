@@ -65,8 +65,13 @@ int runInfo(int argc, char **argv) {
                 version.empty() ? "" : ", tessera ", version.c_str());
     for (const auto &[key, value] : image.strings)
       if (key != bundle::kTripleKey && key != bundle::kArchKey &&
-          key != bundle::kKernelsKey && key != bundle::kVersionKey)
-        std::printf("  %s = %s\n", key.c_str(), value.c_str());
+          key != bundle::kKernelsKey && key != bundle::kVersionKey) {
+        // Multi-line values (the embedded tile source) print as a size only.
+        if (value.find('\n') != std::string::npos)
+          std::printf("  %s: %zu bytes of text\n", key.c_str(), value.size());
+        else
+          std::printf("  %s = %s\n", key.c_str(), value.c_str());
+      }
     if (!image.hasString(bundle::kKernelsKey)) {
       std::printf("  (no tessera.kernels metadata)\n");
       continue;
