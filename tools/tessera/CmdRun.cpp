@@ -363,8 +363,19 @@ int run(const RunOptions &o) {
     gflops = median > 0 ? double(flops) / (median * 1e6) : 0;
   }
   if (o.json) {
+    // The inputs that name the case, for tools that pair rows with peers.
+    std::string symbols, scalarText, dtype;
+    for (const auto &[name, v] : o.shape)
+      symbols += (symbols.empty() ? "" : ", ") + ("\"" + name + "\": " + std::to_string(v));
+    for (const auto &[name, v] : o.scalars)
+      scalarText += (scalarText.empty() ? "" : ", ") + ("\"" + name + "\": \"" + v + "\"");
+    for (const bundle::KernelArg &a : k->args)
+      if (a.kind == bundle::ArgKind::Tensor && dtype.empty())
+        dtype = bundle::dtypeName(a.dtype);
+    std::printf("{\"symbols\": {%s}, \"scalars\": {%s}, \"dtype\": \"%s\", ",
+                symbols.c_str(), scalarText.c_str(), dtype.c_str());
     std::printf(
-        "{\"kernel\": \"%s\", \"device\": \"%s\", \"triple\": \"%s\", "
+        "\"kernel\": \"%s\", \"device\": \"%s\", \"triple\": \"%s\", "
         "\"grid\": [%u, %u, %u], \"threads\": %u, \"median_ms\": %.6f, "
         "\"gflops\": %.3f, \"check\": \"%s\", \"max_rel_error\": %.3g}\n",
         k->name.c_str(), info.name, info.triple, dims.grid[0], dims.grid[1],
