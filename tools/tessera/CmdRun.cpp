@@ -180,6 +180,20 @@ std::vector<HostTensor> download(const Launchable &l,
   return out;
 }
 
+/// "passed" when every tensor is within its dtype's tolerance of the
+/// reference, else "FAILED"; `worst` gets the largest relative error.
+std::string compareAll(const std::vector<HostTensor> &result,
+                       const std::vector<HostTensor> &ref, double &worst) {
+  std::string state = "passed";
+  for (size_t i = 0; i < ref.size(); ++i) {
+    double err = relativeError(result[i], ref[i]);
+    worst = std::max(worst, err);
+    if (!(err <= toleranceFor(ref[i].dtype)))
+      state = "FAILED";
+  }
+  return state;
+}
+
 int run(const RunOptions &o) {
   bundle::Bundle b;
   std::string error;
@@ -305,13 +319,7 @@ int run(const RunOptions &o) {
       Module hostModule = hd.loadBundle(o.bundlePath);
       hostModule.kernel(k->name).launch(hl.args);
       std::vector<HostTensor> ref = download(hl, tensors);
-      checkState = "passed";
-      for (size_t i = 0; i < ref.size(); ++i) {
-        double err = relativeError(result[i], ref[i]);
-        worst = std::max(worst, err);
-        if (!(err <= toleranceFor(ref[i].dtype)))
-          checkState = "FAILED";
-      }
+      checkState = compareAll(result, ref, worst);
     } else {
       checkState = "skipped (the bundle has no host CPU image to compare with)";
     }
@@ -323,13 +331,7 @@ int run(const RunOptions &o) {
     std::string why;
     if (computeReference(std::string(image->string("tessera.source")), k->name,
                          tensors, scalars, ref, why)) {
-      checkState = "passed";
-      for (size_t i = 0; i < ref.size(); ++i) {
-        double err = relativeError(result[i], ref[i]);
-        worst = std::max(worst, err);
-        if (!(err <= toleranceFor(ref[i].dtype)))
-          checkState = "FAILED";
-      }
+      checkState = compareAll(result, ref, worst);
       checkState += " (reference: tile interpreter)";
     } else {
       checkState = "skipped (" + why + ")";
