@@ -6,17 +6,26 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessera/Dialect/Tile/TileDialect.h"
+#include "tessera/Passes/Passes.h"
+#include "tessera/layout/LayoutSpec.h"
+
+#include <iostream>
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
+  // `tessera-opt --dump-layouts <spec>... [--svg=<file>]`: print layouts.
+  if (argc > 1 && std::string(argv[1]) == "--dump-layouts")
+    return tessera::layout::dumpLayoutsMain(
+        std::vector<std::string>(argv + 2, argv + argc), std::cout, std::cerr);
   mlir::DialectRegistry registry;
   registry.insert<tessera::tile::TileDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  tessera::passes::registerTesseraPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tessera optimizer driver\n", registry));
 }

@@ -36,4 +36,22 @@ def Tile_LayoutAttr : Tile_Attr<"Layout", "layout"> {
   }];
 }
 
+
+def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
+  let summary = "An XOR swizzle of a row-major shared tile";
+  let description = [{
+    Element (r, c) of a shared tile with C columns is stored at
+    `r*C + ((c/vec) ^ ((r/per_phase) % max_phase))*vec + c%vec`.
+    `<vec = 1, per_phase = 1, max_phase = 1>` is plain row-major. Chosen by
+    `tessera-swizzle-shared` and recorded on `tile.alloc` as `swizzle`.
+
+    ```mlir
+    #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>
+    ```
+  }];
+  let parameters = (ins "int64_t":$vec, "int64_t":$per_phase,
+                        "int64_t":$max_phase);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 #endif // TESSERA_DIALECT_TILE_TILEATTRS_TD

@@ -333,4 +333,6 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [
   }];
 }
 
+include "tessera/Dialect/Tile/TileAsyncOps.td"
+
 #endif // TESSERA_DIALECT_TILE_TILEOPS_TD

@@ -1,0 +1,46 @@
+//===- Passes.h - tessera's target-parameterized core passes ---*- C++ -*-===//
+//
+// Every pass takes a TargetDescription through its `target` option (a chip
+// name such as `sm_90a`, or a path to a .toml description) and never asks
+// which vendor it compiles for. See docs/passes.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_PASSES_PASSES_H
+#define TESSERA_PASSES_PASSES_H
+
+#include "tessera/target/TargetDescription.h"
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tessera::passes {
+
+/// Resolves `spec` to a TargetDescription: an existing file path is read as
+/// is; otherwise `spec` is a chip/target name looked up as `<spec>.toml` in,
+/// in order: every directory of $TESSERA_TARGET_PATH (':'-separated), every
+/// `<dir>/targets` of $TESSERA_PLUGIN_PATH, the installed plugin dir
+/// `<exe>/../lib/tessera/plugins/targets`, and the source tree's
+/// `backends/*/targets` (compiled-in). On failure returns nullopt and sets
+/// *error to a message listing the places searched.
+std::optional<target::TargetDescription>
+resolveTarget(const std::string &spec, std::string *error);
+
+std::unique_ptr<mlir::Pass> createInferLayoutsPass(const std::string &target);
+std::unique_ptr<mlir::Pass> createSwizzleSharedPass(const std::string &target);
+std::unique_ptr<mlir::Pass> createPipelinePass(const std::string &target);
+std::unique_ptr<mlir::Pass> createPlanSharedPass(const std::string &target);
+
+/// Adds verify/canonicalize, infer layouts, swizzle, pipeline, plan shared.
+void buildTesseraPipeline(mlir::OpPassManager &pm, const std::string &target);
+
+/// Registers the four passes (`tessera-infer-layouts`, `tessera-swizzle-shared`,
+/// `tessera-pipeline-loops`... see docs/passes.md) and the pipeline
+/// `tessera-pipeline=<chip or path>`.
+void registerTesseraPasses();
+
+} // namespace tessera::passes
+
+#endif

@@ -1,0 +1,619 @@
+//===- InferLayouts.cpp - tessera-infer-layouts ---------------------------===//
+//
+// Gives every fragment tile a linear layout (#tile.layout on its type):
+//  1. anchors: each tile.gemm picks the largest MMA atom of the target whose
+//     dtypes match and that divides the tile, tiles it over the kernel's
+//     warps (threads / warp_size) and registers; C and fragment A/B operands
+//     get the tiled atom layouts. Without an atom: a vector-FMA layout.
+//  2. propagation: tile.reduce gives its 1-D result the slice layout of its
+//     source; fragment-to-fragment copies pass layouts on; element-wise
+//     tile.parallel regions give every tile they touch the layout of the
+//     first laid-out tile of the region's rank (broadcasts: the projection).
+//  3. copies: a fragment first filled from global memory gets a vectorized
+//     blocked layout; copies between global and shared memory record the
+//     thread distribution (`layout`) and `vector_bytes` they will use.
+//  4. conflicts: where an op demands another layout than the tile has, a
+//     temporary tile and tile.convert_layout ops are inserted around it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PassCommon.h"
+
+#include "tessera/layout/NamedLayouts.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace tessera;
+using namespace tessera::tile;
+using layout::LinearLayout;
+
+namespace tessera::passes {
+namespace {
+
+using Basis = LinearLayout::Basis;
+
+bool allPow2(ArrayRef<int64_t> shape) {
+  return llvm::all_of(shape, [](int64_t d) { return layout::isPowerOf2(d); });
+}
+
+layout::NamedInts outDimsOf(ArrayRef<int64_t> shape) {
+  layout::NamedInts outs;
+  for (size_t i = 0; i < shape.size(); ++i)
+    outs.push_back({layout::dimName(int(i)), int32_t(shape[i])});
+  return outs;
+}
+
+/// Keeps the bases of `dims` (in that order) of `l`; register bases that
+/// become redundant (in the span of the kept ones, e.g. zero) are dropped,
+/// lane/warp/block bases stay (a zero one is a broadcast).
+LinearLayout project(const LinearLayout &l, ArrayRef<int> dims,
+                     ArrayRef<int64_t> outShape) {
+  LinearLayout::Bases out;
+  for (auto &[name, bases] : l.getBases()) {
+    std::vector<Basis> kept;
+    std::vector<uint64_t> span; // GF(2) row-reduced packed vectors
+    for (const Basis &b : bases) {
+      Basis nb;
+      uint64_t packed = 0;
+      for (int d : dims) {
+        nb.push_back(b[d]);
+        packed = (packed << 20) | uint64_t(b[d]);
+      }
+      if (name == layout::kRegister) {
+        uint64_t v = packed;
+        for (uint64_t s : span)
+          v = std::min(v, v ^ s);
+        if (v == 0)
+          continue;
+        span.push_back(v);
+      }
+      kept.push_back(nb);
+    }
+    out.push_back({name, kept});
+  }
+  return LinearLayout(out, outDimsOf(outShape));
+}
+
+/// An operand of a matrix instruction tiled over warps and registers:
+/// `extraWarps` are appended to the atom's own warp bases.
+LinearLayout tileOperand(const LinearLayout &atom,
+                         const std::vector<Basis> &extraWarps,
+                         ArrayRef<int64_t> shape) {
+  LinearLayout::Bases bases = atom.getBases();
+  for (const char *n : {"register", "lane", "warp"})
+    if (!atom.hasInDim(n))
+      bases.push_back({n, {}});
+  layout::NamedInts outs = atom.getOutDims();
+  for (auto &[name, bs] : bases)
+    if (name == layout::kWarp)
+      for (const Basis &b : extraWarps) {
+        bs.push_back(b);
+        for (size_t d = 0; d < outs.size(); ++d)
+          while (outs[d].second <= b[d])
+            outs[d].second *= 2;
+      }
+  LinearLayout l(bases, outs);
+  std::vector<int32_t> s(shape.begin(), shape.end());
+  return layout::ensureShape(l, s, {1, 0});
+}
+
+struct GemmChoice {
+  const target::MmaAtom *atom = nullptr; // null: vector FMA
+  int wm = 1, wn = 1;
+};
+
+class KernelLayouts {
+public:
+  KernelLayouts(KernelOp k, const target::TargetDescription &t, bool fma)
+      : kernel(k), tgt(t), allowFma(fma) {}
+
+  LogicalResult run();
+
+private:
+  KernelOp kernel;
+  const target::TargetDescription &tgt;
+  bool allowFma;
+  int numWarps = 1;
+  llvm::MapVector<Value, LinearLayout> assigned;
+  /// (op, tile, demanded layout) collected while checking.
+  struct Demand {
+    Operation *op;
+    Value tile;
+    LinearLayout layout;
+    bool reads, writes;
+  };
+  std::vector<Demand> gemmDemands;
+
+  bool isFragment(Value v) {
+    auto t = dyn_cast<TileType>(v.getType());
+    return t && t.isFragment();
+  }
+  ArrayRef<int64_t> shapeOf(Value v) {
+    return cast<TileType>(v.getType()).getShape();
+  }
+  bool has(Value v) { return assigned.count(v); }
+  bool assign(Value v, const LinearLayout &l) {
+    if (!isFragment(v) || has(v))
+      return false;
+    assigned.insert({v, l});
+    return true;
+  }
+
+  LinearLayout balancedBlocked(Value tile, int maxVectorBytes) {
+    auto t = cast<TileType>(tile.getType());
+    int eb = elementBytes(t.getElementType());
+    int64_t perThread =
+        std::max<int64_t>(1, t.getNumElements() / (numWarps * tgt.warpSize));
+    int64_t vec = std::min<int64_t>(maxVectorBytes / eb, perThread);
+    vec = std::min<int64_t>(vec, t.getShape().back());
+    int64_t p = 1;
+    while (p * 2 <= vec)
+      p *= 2;
+    std::vector<int32_t> s(t.getShape().begin(), t.getShape().end());
+    return layout::vectorizedCopyLayout(s, eb, tgt.warpSize, numWarps, {},
+                                        int(p * eb));
+  }
+
+  LogicalResult anchorGemm(GemmOp g);
+  bool propagate();
+  bool propagateParallel(ParallelOp p);
+  void checkAndConvert();
+  void insertConversion(Operation *op, Value tile, const LinearLayout &want,
+                        bool reads, bool writes, Region *region = nullptr);
+  void annotateCopies();
+};
+
+LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
+  auto at = cast<TileType>(g.getA().getType());
+  auto ct = cast<TileType>(g.getC().getType());
+  int64_t M = ct.getShape()[0], N = ct.getShape()[1];
+  int64_t K = g.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
+  for (Value v : {g.getA(), g.getB(), g.getC()})
+    if (!allPow2(shapeOf(v)))
+      return g.emitOpError("tile shape of an operand is not a power of two "
+                           "in every dimension: no linear layout fits");
+  std::string ab = dataTypeName(at.getElementType());
+  std::string c = dataTypeName(ct.getElementType());
+  bool aFrag = at.isFragment(),
+       bFrag = cast<TileType>(g.getB().getType()).isFragment();
+
+  auto split = [&](int64_t groups, int64_t tm, int64_t tn, int &wm, int &wn) {
+    wm = wn = 1;
+    while (groups > 1) {
+      bool canM = tm % (2 * wm) == 0, canN = tn % (2 * wn) == 0;
+      if (!canM && !canN)
+        return false;
+      if (canM && (!canN || tm / wm >= tn / wn))
+        wm *= 2;
+      else
+        wn *= 2;
+      groups /= 2;
+    }
+    return true;
+  };
+
+  GemmChoice best;
+  int64_t bestScore = -1;
+  for (const target::MmaAtom *a : tgt.findMmaAtoms(ab, c)) {
+    if (!a->cLayout || M % a->m || N % a->n || K % a->k ||
+        numWarps % a->warps)
+      continue;
+    if ((aFrag && !a->aLayout) || (bFrag && !a->bLayout))
+      continue;
+    int wm, wn;
+    if (!split(numWarps / a->warps, M / a->m, N / a->n, wm, wn))
+      continue;
+    int64_t score = int64_t(a->m) * a->n * a->k * 4;
+    // Prefer reading shared operands by descriptor when the atom can.
+    if (!aFrag && a->aLayoutName == "shared")
+      score += 1;
+    if (score > bestScore) {
+      bestScore = score;
+      best = {a, wm, wn};
+    }
+  }
+  Builder b(g.getContext());
+  LinearLayout lc, la, lb;
+  if (best.atom) {
+    const target::MmaAtom &a = *best.atom;
+    std::vector<Basis> wc, wa, wb;
+    for (int i = 0; (1 << i) < best.wm; ++i) {
+      wc.push_back({int32_t(a.m << i), 0});
+      wa.push_back({int32_t(a.m << i), 0});
+      wb.push_back({0, 0});
+    }
+    for (int i = 0; (1 << i) < best.wn; ++i) {
+      wc.push_back({0, int32_t(a.n << i)});
+      wa.push_back({0, 0});
+      wb.push_back({0, int32_t(a.n << i)});
+    }
+    lc = tileOperand(*a.cLayout, wc, {M, N});
+    if (a.aLayout)
+      la = tileOperand(*a.aLayout, wa, {M, K});
+    if (a.bLayout)
+      lb = tileOperand(*a.bLayout, wb, {K, N});
+    g->setAttr("atom", b.getStringAttr(a.name));
+  } else {
+    if (!allowFma)
+      return g.emitOpError("no MMA atom of target '")
+             << tgt.name << "' computes " << ab << " x " << ab << " -> " << c
+             << " on a " << M << "x" << N << "x" << K << " tile with "
+             << numWarps << " warps";
+    // Vector FMA: a blocked accumulator; each thread holds the rows of A
+    // and the columns of B its accumulator elements need.
+    lc = balancedBlocked(g.getC(), 16);
+    auto withK = [&](const LinearLayout &p, int kDim, ArrayRef<int64_t> shape) {
+      LinearLayout::Bases bases = p.getBases();
+      for (auto &[name, bs] : bases)
+        if (name == layout::kRegister)
+          for (int64_t s = 1; s < K; s *= 2) {
+            Basis v(2, 0);
+            v[kDim] = int32_t(s);
+            bs.push_back(v);
+          }
+      return LinearLayout(bases, outDimsOf(shape));
+    };
+    // project keeps dim0 (M) for A and dim1 (N) for B as a 1-D layout; the
+    // K coordinate is added as a zero column, then swept by registers.
+    auto widen = [&](const LinearLayout &p, int at) {
+      LinearLayout::Bases bases = p.getBases();
+      for (auto &[name, bs] : bases)
+        for (Basis &v : bs)
+          v = at == 0 ? Basis{v[0], 0} : Basis{0, v[0]};
+      return bases;
+    };
+    LinearLayout pa = project(lc, {0}, {M}), pb = project(lc, {1}, {N});
+    la = withK(LinearLayout(widen(pa, 0), outDimsOf({M, K})), 1, {M, K});
+    lb = withK(LinearLayout(widen(pb, 1), outDimsOf({K, N})), 0, {K, N});
+    g->setAttr("atom", b.getStringAttr("fma"));
+  }
+  g->setAttr("warps", b.getDenseI64ArrayAttr({best.wm, best.wn}));
+  if (g.getTransposeA() && la.getTotalInDimSize() > 1)
+    la = la.transposeOuts({"dim1", "dim0"});
+  if (g.getTransposeB() && lb.getTotalInDimSize() > 1)
+    lb = lb.transposeOuts({"dim1", "dim0"});
+  auto demand = [&](Value v, const LinearLayout &l, bool reads, bool writes) {
+    if (!isFragment(v))
+      return;
+    assign(v, l);
+    gemmDemands.push_back({g, v, l, reads, writes});
+  };
+  demand(g.getC(), lc, !g.getClear(), true);
+  if (aFrag)
+    demand(g.getA(), la, true, false);
+  if (bFrag)
+    demand(g.getB(), lb, true, false);
+  return success();
+}
+
+/// Tile accesses of a parallel region: for each tile, which region dim each
+/// of its dims is indexed by (-1: not a plain induction variable).
+static void collectAccesses(ParallelOp p,
+                            llvm::MapVector<Value, SmallVector<int>> &acc,
+                            llvm::DenseMap<Value, std::pair<bool, bool>> &rw) {
+  Block &body = p.getBody().front();
+  auto dimsOf = [&](ValueRange idx) {
+    SmallVector<int> ds;
+    for (Value i : idx) {
+      auto ba = dyn_cast<BlockArgument>(i);
+      ds.push_back(ba && ba.getOwner() == &body ? int(ba.getArgNumber()) : -1);
+    }
+    return ds;
+  };
+  p.getBody().walk([&](Operation *op) {
+    if (auto l = dyn_cast<LoadOp>(op)) {
+      acc.insert({l.getTile(), dimsOf(l.getIndices())});
+      rw[l.getTile()].first = true;
+    } else if (auto s = dyn_cast<StoreOp>(op)) {
+      acc.insert({s.getTile(), dimsOf(s.getIndices())});
+      rw[s.getTile()].second = true;
+    }
+  });
+}
+
+/// The layout a region with reference layout `ref` (over the region's index
+/// space) demands of a tile indexed by region dims `dims`; nullopt when the
+/// indices are not plain induction variables.
+static std::optional<LinearLayout> demandedBy(const LinearLayout &ref,
+                                              ArrayRef<int> dims,
+                                              ArrayRef<int64_t> regionShape,
+                                              ArrayRef<int64_t> tileShape) {
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] < 0 || regionShape[dims[i]] != tileShape[i])
+      return std::nullopt;
+  return project(ref, dims, tileShape);
+}
+
+bool KernelLayouts::propagateParallel(ParallelOp p) {
+  llvm::MapVector<Value, SmallVector<int>> acc;
+  llvm::DenseMap<Value, std::pair<bool, bool>> rw;
+  collectAccesses(p, acc, rw);
+  ArrayRef<int64_t> rs = p.getShape();
+  if (!allPow2(rs))
+    return false;
+  std::optional<LinearLayout> ref;
+  SmallVector<int> identity;
+  for (size_t i = 0; i < rs.size(); ++i)
+    identity.push_back(int(i));
+  for (auto &[tile, dims] : acc)
+    if (has(tile) && ArrayRef<int>(dims) == ArrayRef<int>(identity) &&
+        shapeOf(tile) == rs) {
+      ref = assigned.find(tile)->second;
+      break;
+    }
+  if (!ref)
+    return false;
+  bool changed = false;
+  for (auto &[tile, dims] : acc)
+    if (isFragment(tile) && !has(tile))
+      if (auto l = demandedBy(*ref, dims, rs, shapeOf(tile)))
+        changed |= assign(tile, *l);
+  return changed;
+}
+
+bool KernelLayouts::propagate() {
+  bool changed = false;
+  kernel.walk([&](Operation *op) {
+    if (auto r = dyn_cast<ReduceOp>(op)) {
+      if (has(r.getSrc()) && !has(r.getDst())) {
+        SmallVector<int> keep;
+        for (int i = 0; i < int(shapeOf(r.getSrc()).size()); ++i)
+          if (i != int(r.getDim()))
+            keep.push_back(i);
+        changed |= assign(r.getDst(), project(assigned.find(r.getSrc())->second,
+                                              keep, shapeOf(r.getDst())));
+      }
+    } else if (auto c = dyn_cast<CopyOp>(op)) {
+      if (isFragment(c.getSrc()) && isFragment(c.getDst())) {
+        auto pass = [&](Value from, Value to) {
+          if (!has(from) || has(to))
+            return;
+          LinearLayout l = assigned.find(from)->second;
+          if (c.getTranspose())
+            l = LinearLayout(l.transposeOuts({"dim1", "dim0"}).getBases(),
+                             outDimsOf(shapeOf(to)));
+          changed |= assign(to, l);
+        };
+        pass(c.getSrc(), c.getDst());
+        pass(c.getDst(), c.getSrc());
+      }
+    } else if (auto p = dyn_cast<ParallelOp>(op)) {
+      changed |= propagateParallel(p);
+    }
+  });
+  return changed;
+}
+
+void KernelLayouts::insertConversion(Operation *op, Value tile,
+                                     const LinearLayout &want, bool reads,
+                                     bool writes, Region *region) {
+  auto t = cast<TileType>(tile.getType());
+  OpBuilder b(op);
+  Operation *def = tile.getDefiningOp();
+  if (def)
+    b.setInsertionPointAfter(def);
+  auto tmp = AllocOp::create(b, op->getLoc(), t);
+  assigned.insert({tmp.getResult(), want});
+  auto kind = layout::estimateConversionCost(assigned.find(tile)->second, want);
+  auto kindAttr = b.getStringAttr(layout::toString(kind.kind));
+  if (reads) {
+    b.setInsertionPoint(op);
+    auto cv = ConvertLayoutOp::create(b, op->getLoc(), tile, tmp);
+    cv->setAttr("kind", kindAttr);
+  }
+  if (writes) {
+    b.setInsertionPointAfter(op);
+    auto cv = ConvertLayoutOp::create(b, op->getLoc(), tmp, tile);
+    cv->setAttr("kind", kindAttr);
+  }
+  if (region)
+    replaceAllUsesInRegionWith(tile, tmp, *region);
+  else
+    op->replaceUsesOfWith(tile, tmp);
+}
+
+void KernelLayouts::checkAndConvert() {
+  auto differs = [&](Value v, const LinearLayout &l) {
+    return isFragment(v) && has(v) && !(assigned.find(v)->second == l);
+  };
+  for (Demand &d : gemmDemands)
+    if (differs(d.tile, d.layout))
+      insertConversion(d.op, d.tile, d.layout, d.reads, d.writes);
+  SmallVector<ReduceOp> reduces;
+  SmallVector<ParallelOp> pars;
+  kernel.walk([&](Operation *op) {
+    if (auto r = dyn_cast<ReduceOp>(op))
+      reduces.push_back(r);
+    else if (auto p = dyn_cast<ParallelOp>(op))
+      pars.push_back(p);
+  });
+  for (ReduceOp r : reduces) {
+    if (!has(r.getSrc()))
+      continue;
+    SmallVector<int> keep;
+    for (int i = 0; i < int(shapeOf(r.getSrc()).size()); ++i)
+      if (i != int(r.getDim()))
+        keep.push_back(i);
+    LinearLayout want =
+        project(assigned.find(r.getSrc())->second, keep, shapeOf(r.getDst()));
+    if (differs(r.getDst(), want))
+      insertConversion(r, r.getDst(), want, r.getAccumulate(), true);
+  }
+  for (ParallelOp p : pars) {
+    llvm::MapVector<Value, SmallVector<int>> acc;
+    llvm::DenseMap<Value, std::pair<bool, bool>> rw;
+    collectAccesses(p, acc, rw);
+    ArrayRef<int64_t> rs = p.getShape();
+    SmallVector<int> identity;
+    for (size_t i = 0; i < rs.size(); ++i)
+      identity.push_back(int(i));
+    std::optional<LinearLayout> ref;
+    for (auto &[tile, dims] : acc)
+      if (has(tile) && ArrayRef<int>(dims) == ArrayRef<int>(identity) &&
+          shapeOf(tile) == rs) {
+        ref = assigned.find(tile)->second;
+        break;
+      }
+    if (!ref)
+      continue;
+    for (auto &[tile, dims] : acc) {
+      auto want = demandedBy(*ref, dims, rs, shapeOf(tile));
+      if (want && differs(tile, *want))
+        insertConversion(p, tile, *want, rw[tile].first, rw[tile].second,
+                         &p.getBody());
+    }
+  }
+}
+
+void KernelLayouts::annotateCopies() {
+  Builder b(kernel.getContext());
+  kernel.walk([&](CopyOp c) {
+    auto st = dyn_cast<TileType>(c.getSrc().getType());
+    auto dt = dyn_cast<TileType>(c.getDst().getType());
+    if (st && dt) {
+      if (isFragment(c.getSrc()) && isFragment(c.getDst()) &&
+          has(c.getSrc()) && has(c.getDst())) {
+        LinearLayout s = assigned.find(c.getSrc())->second;
+        if (c.getTranspose())
+          s = LinearLayout(s.transposeOuts({"dim1", "dim0"}).getBases(),
+                           outDimsOf(dt.getShape()));
+        auto k = layout::estimateConversionCost(s, assigned.find(c.getDst())->second);
+        c->setAttr("conversion", b.getStringAttr(layout::toString(k.kind)));
+      }
+      return;
+    }
+    TileType t = st ? st : dt;
+    Value tile = st ? c.getSrc() : c.getDst();
+    int eb = elementBytes(t.getElementType());
+    if (t.isShared() && allPow2(t.getShape())) {
+      LinearLayout l = balancedBlocked(tile, tgt.globalLoadVectorBytes);
+      c->setAttr("layout", toLayoutAttr(b.getContext(), l));
+      c->setAttr("vector_bytes",
+                 b.getI64IntegerAttr(
+                     l.getContiguousRegisters(layout::dimName(int(t.getRank() - 1))) * eb));
+    } else if (has(tile)) {
+      const LinearLayout &l = assigned.find(tile)->second;
+      int64_t v = l.getContiguousRegisters(layout::dimName(int(t.getRank() - 1))) * eb;
+      v = std::min<int64_t>(v, tgt.globalLoadVectorBytes);
+      c->setAttr("vector_bytes", b.getI64IntegerAttr(std::max<int64_t>(v, eb)));
+    }
+  });
+}
+
+LogicalResult KernelLayouts::run() {
+  int64_t threads = kernel.getThreads();
+  if (threads % tgt.warpSize)
+    return kernel.emitOpError("threads = ")
+           << threads << " is not a multiple of the warp size " << tgt.warpSize
+           << " of target '" << tgt.name << "'";
+  if (threads > tgt.maxThreadsPerBlock)
+    return kernel.emitOpError("threads = ")
+           << threads << " exceeds the " << tgt.maxThreadsPerBlock
+           << " threads per block of target '" << tgt.name << "'";
+  numWarps = int(threads / tgt.warpSize);
+  if (!layout::isPowerOf2(numWarps))
+    return kernel.emitOpError("threads = ")
+           << threads << " gives " << numWarps
+           << " warps, not a power of two: no linear layout fits";
+  Builder b(kernel.getContext());
+  kernel->setAttr("tile.warps", b.getI64IntegerAttr(numWarps));
+
+  // Layouts forced by the author.
+  kernel.walk([&](AllocOp a) {
+    if (a.getType().isFragment() && a.getType().getLayout())
+      assigned.insert({a.getResult(), fromLayoutAttr(a.getType().getLayout(),
+                                                     a.getType().getShape())});
+  });
+  // 1. anchors.
+  SmallVector<GemmOp> gemms;
+  kernel.walk([&](GemmOp g) { gemms.push_back(g); });
+  for (GemmOp g : gemms)
+    if (failed(anchorGemm(g)))
+      return failure();
+  while (propagate()) {
+  }
+  // 2. copies from global memory seed what the anchors did not reach.
+  SmallVector<CopyOp> copies;
+  kernel.walk([&](CopyOp c) { copies.push_back(c); });
+  for (CopyOp c : copies) {
+    Value tile = isa<TileType>(c.getDst().getType()) ? c.getDst() : c.getSrc();
+    if (isa<GlobalTensorType>(c.getSrc().getType()) ||
+        isa<GlobalTensorType>(c.getDst().getType()))
+      if (isFragment(tile) && !has(tile) && allPow2(shapeOf(tile))) {
+        assign(tile, balancedBlocked(tile, tgt.globalLoadVectorBytes));
+        while (propagate()) {
+        }
+      }
+  }
+  // 3. the rest: a blocked layout over the block's threads.
+  SmallVector<AllocOp> allocs;
+  kernel.walk([&](AllocOp a) { allocs.push_back(a); });
+  for (AllocOp a : allocs)
+    if (a.getType().isFragment() && !has(a.getResult())) {
+      if (!allPow2(a.getType().getShape()))
+        return a.emitOpError("fragment shape is not a power of two in every "
+                             "dimension: no linear layout fits");
+      assign(a.getResult(), balancedBlocked(a.getResult(), 16));
+      while (propagate()) {
+      }
+    }
+  // 4. conflicts, then write the types.
+  checkAndConvert();
+  annotateCopies();
+  for (auto &[v, l] : assigned) {
+    auto t = cast<TileType>(v.getType());
+    v.setType(withLayout(t, toLayoutAttr(v.getContext(), l)));
+  }
+  return success();
+}
+
+struct InferLayoutsPass
+    : PassWrapper<InferLayoutsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InferLayoutsPass)
+  InferLayoutsPass() = default;
+  InferLayoutsPass(const InferLayoutsPass &o) : PassWrapper(o) {}
+  StringRef getArgument() const override { return "tessera-infer-layouts"; }
+  StringRef getDescription() const override {
+    return "Give every fragment tile a linear layout chosen from the target's "
+           "MMA atoms, copies and element-wise uses";
+  }
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("chip name or target .toml path")};
+  Option<bool> fmaFallback{
+      *this, "fma-fallback",
+      llvm::cl::desc("lay out a gemm with no matching MMA atom for vector FMA "
+                     "(otherwise: an error)"),
+      llvm::cl::init(true)};
+
+  void runOnOperation() override {
+    auto t = loadTargetFor(getOperation(), target, getArgument());
+    if (!t)
+      return signalPassFailure();
+    for (KernelOp k : kernelsOf(getOperation())) {
+      KernelLayouts kl(k, *t, fmaFallback);
+      LogicalResult r = failure();
+      try {
+        r = kl.run();
+      } catch (const layout::LayoutError &e) {
+        k.emitOpError("layout inference failed: ") << e.what();
+      }
+      if (failed(r))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createInferLayoutsPass(const std::string &target) {
+  auto p = std::make_unique<InferLayoutsPass>();
+  p->target = target;
+  return p;
+}
+void registerInferLayoutsPass() { PassRegistration<InferLayoutsPass>(); }
+
+} // namespace tessera::passes

@@ -1,0 +1,167 @@
+//===- PassCommon.cpp - target lookup and attribute conversions -----------===//
+
+#include "PassCommon.h"
+
+#include "tessera/layout/NamedLayouts.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace tessera::passes {
+
+namespace {
+std::vector<std::string> splitPath(const char *env) {
+  std::vector<std::string> out;
+  if (!env)
+    return out;
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(env).split(parts, ':', -1, false);
+  for (auto p : parts)
+    out.push_back(p.str());
+  return out;
+}
+
+std::string executableDir() {
+  // Any address inside this library's process image identifies the binary.
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable("tessera", &anchor);
+  return exe.empty() ? std::string() : llvm::sys::path::parent_path(exe).str();
+}
+} // namespace
+
+std::optional<target::TargetDescription>
+resolveTarget(const std::string &spec, std::string *error) {
+  if (spec.empty()) {
+    *error = "no target given (pass option 'target=<chip or file.toml>')";
+    return std::nullopt;
+  }
+  if (llvm::sys::fs::exists(spec) && !llvm::sys::fs::is_directory(spec))
+    return target::loadTargetDescription(spec, error);
+  if (llvm::StringRef(spec).ends_with(".toml")) {
+    *error = "target file '" + spec + "' does not exist";
+    return std::nullopt;
+  }
+  std::vector<std::string> dirs = splitPath(std::getenv("TESSERA_TARGET_PATH"));
+  for (auto &d : splitPath(std::getenv("TESSERA_PLUGIN_PATH")))
+    dirs.push_back(d + "/targets");
+  std::string exeDir = executableDir();
+  if (!exeDir.empty())
+    dirs.push_back(exeDir + "/../lib/tessera/plugins/targets");
+#ifdef TESSERA_SOURCE_DIR
+  for (const char *b : {"cuda", "hip", "spirv", "cpu"})
+    dirs.push_back(std::string(TESSERA_SOURCE_DIR) + "/backends/" + b +
+                   "/targets");
+#endif
+  for (auto &d : dirs) {
+    std::string f = d + "/" + spec + ".toml";
+    if (llvm::sys::fs::exists(f))
+      return target::loadTargetDescription(f, error);
+  }
+  std::string msg = "unknown target '" + spec + "': no " + spec +
+                    ".toml in TESSERA_TARGET_PATH, the plugin dirs or the "
+                    "source tree (searched:";
+  for (auto &d : dirs)
+    msg += " " + d;
+  *error = msg + ")";
+  return std::nullopt;
+}
+
+std::optional<target::TargetDescription>
+loadTargetFor(Operation *op, const std::string &spec, llvm::StringRef pass) {
+  std::string err;
+  auto t = resolveTarget(spec, &err);
+  if (!t)
+    mlir::emitError(op->getLoc()) << pass << ": " << err;
+  return t;
+}
+
+tile::LayoutAttr toLayoutAttr(MLIRContext *ctx, const layout::LinearLayout &l) {
+  Builder b(ctx);
+  auto list = [&](const std::string &dim) {
+    SmallVector<Attribute> bases;
+    if (l.hasInDim(dim))
+      for (int i = 0; i < l.getInDimSizeLog2(dim); ++i) {
+        SmallVector<int64_t> v;
+        for (int32_t x : l.getBasis(dim, i))
+          v.push_back(x);
+        bases.push_back(b.getI64ArrayAttr(v));
+      }
+    return b.getArrayAttr(bases);
+  };
+  return tile::LayoutAttr::get(ctx, list(layout::kRegister),
+                               list(layout::kLane), list(layout::kWarp),
+                               list(layout::kBlock));
+}
+
+layout::LinearLayout fromLayoutAttr(tile::LayoutAttr a,
+                                    llvm::ArrayRef<int64_t> shape) {
+  layout::LinearLayout::Bases bases;
+  auto add = [&](const std::string &name, ArrayAttr list) {
+    std::vector<layout::LinearLayout::Basis> v;
+    for (Attribute e : list) {
+      layout::LinearLayout::Basis basis;
+      for (Attribute x : cast<ArrayAttr>(e))
+        basis.push_back(int32_t(cast<IntegerAttr>(x).getInt()));
+      v.push_back(basis);
+    }
+    bases.push_back({name, v});
+  };
+  add(layout::kRegister, a.getReg());
+  add(layout::kLane, a.getLane());
+  add(layout::kWarp, a.getWarp());
+  add(layout::kBlock, a.getBlock());
+  layout::NamedInts outs;
+  for (size_t i = 0; i < shape.size(); ++i)
+    outs.push_back({layout::dimName(int(i)), int32_t(shape[i])});
+  return layout::LinearLayout(bases, outs);
+}
+
+tile::TileType withLayout(tile::TileType t, tile::LayoutAttr l) {
+  return tile::TileType::get(t.getContext(), t.getShape(), t.getElementType(),
+                             t.getMemorySpace(), l);
+}
+
+int elementBytes(Type t) {
+  unsigned bits = t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+  return std::max(1u, bits / 8);
+}
+
+std::string dataTypeName(Type t) {
+  if (t.isF16())
+    return "f16";
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF32())
+    return "f32";
+  if (t.isF64())
+    return "f64";
+  if (isa<Float8E4M3FNType>(t))
+    return "f8e4m3";
+  if (isa<Float8E5M2Type>(t))
+    return "f8e5m2";
+  if (t.isInteger(8))
+    return "i8";
+  if (t.isInteger(32))
+    return "i32";
+  if (t.isInteger(4))
+    return "i4";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+SmallVector<tile::KernelOp> kernelsOf(ModuleOp m) {
+  SmallVector<tile::KernelOp> ks;
+  m.walk([&](tile::KernelOp k) { ks.push_back(k); });
+  return ks;
+}
+
+} // namespace tessera::passes

@@ -1,0 +1,38 @@
+//===- PassCommon.h - helpers shared by the core passes --------*- C++ -*-===//
+#ifndef TESSERA_PASSES_PASSCOMMON_H
+#define TESSERA_PASSES_PASSCOMMON_H
+
+#include "tessera/Dialect/Tile/TileOps.h"
+#include "tessera/Passes/Passes.h"
+#include "tessera/layout/LinearLayout.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tessera::passes {
+
+/// LinearLayout (register, lane, warp, block -> dim0..) to #tile.layout.
+tile::LayoutAttr toLayoutAttr(mlir::MLIRContext *ctx,
+                              const layout::LinearLayout &l);
+/// #tile.layout to a LinearLayout whose output dims have `shape`.
+layout::LinearLayout fromLayoutAttr(tile::LayoutAttr a,
+                                    llvm::ArrayRef<int64_t> shape);
+
+/// The tile type with another layout (null: none).
+tile::TileType withLayout(tile::TileType t, tile::LayoutAttr l);
+
+/// Bytes of one element of a tile (sub-byte types round up to 1).
+int elementBytes(mlir::Type t);
+/// "f16", "bf16", "f32", "f8e4m3", "i8", ... as in TargetDescription.
+std::string dataTypeName(mlir::Type t);
+
+/// Loads the target of a pass option, reporting a failure on `op`.
+std::optional<target::TargetDescription>
+loadTargetFor(mlir::Operation *op, const std::string &spec,
+              llvm::StringRef passName);
+
+/// The tile.kernel ops of the module.
+llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);
+
+} // namespace tessera::passes
+
+#endif

@@ -1,0 +1,242 @@
+//===- Pipeline.cpp - tessera-pipeline-loops: software pipelining ---------===//
+//
+// A tile.pipelined loop with S stages becomes an scf.for over S-buffered
+// shared tiles (a leading stage dim, tile.stage_view per iteration):
+//   prologue:  for s in 0..S-2: if (lb + s*step < ub) async_copy -> slot s;
+//              commit_group
+//   loop:      wait_group pending = S-2        (iteration i's data landed)
+//              compute on slot i % S
+//              if (i + (S-1)*step < ub) async_copy -> slot (i + S-1) % S
+//              commit_group
+//   epilogue:  wait_group pending = 0
+// Only global->shared copies at the top level of the body whose shared tile
+// is used only inside the loop, and whose offsets are pure functions of the
+// induction variable and loop-invariant values, are pipelined. S is lowered
+// to 1 when the target has no asynchronous copy (`async_copy = "none"`) and
+// to what fits in the target's shared memory; S = 1 gives a plain scf.for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PassCommon.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace tessera;
+using namespace tessera::tile;
+
+namespace tessera::passes {
+namespace {
+
+int64_t tileBytes(TileType t) {
+  return t.getNumElements() * elementBytes(t.getElementType());
+}
+
+/// Ops of `body` that `v` depends on, in block order; false if one has side
+/// effects or regions.
+bool sliceOf(Value v, Block *body, llvm::SetVector<Operation *> &slice) {
+  Operation *d = v.getDefiningOp();
+  if (!d || d->getBlock() != body)
+    return true;
+  if (slice.contains(d))
+    return true;
+  if (!isMemoryEffectFree(d) || d->getNumRegions())
+    return false;
+  for (Value o : d->getOperands())
+    if (!sliceOf(o, body, slice))
+      return false;
+  slice.insert(d);
+  return true;
+}
+
+struct Candidate {
+  CopyOp copy;
+  AllocOp alloc;
+  llvm::SetVector<Operation *> slice;
+};
+
+void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
+                  int64_t kernelSharedBytes) {
+  Block *body = &p.getBodyBlock();
+  int64_t S = p.getNumStages();
+  SmallVector<Candidate> cands;
+  for (Operation &op : body->without_terminator()) {
+    auto c = dyn_cast<CopyOp>(&op);
+    if (!c || !isa<GlobalTensorType>(c.getSrc().getType()))
+      continue;
+    auto dt = dyn_cast<TileType>(c.getDst().getType());
+    auto alloc = c.getDst().getDefiningOp<AllocOp>();
+    if (!dt || !dt.isShared() || !alloc || dt.getRank() > 2 || c.getTranspose())
+      continue;
+    bool local = llvm::all_of(c.getDst().getUses(), [&](OpOperand &u) {
+      return p->isProperAncestor(u.getOwner());
+    });
+    int writers = 0;
+    for (OpOperand &u : c.getDst().getUses())
+      if (auto cc = dyn_cast<CopyOp>(u.getOwner()))
+        writers += cc.getDst() == c.getDst();
+    Candidate cand{c, alloc, {}};
+    bool pure = true;
+    for (Value o : c.getSrcOffsets())
+      pure &= sliceOf(o, body, cand.slice);
+    if (local && writers == 1 && pure)
+      cands.push_back(std::move(cand));
+  }
+  OpBuilder b(p);
+  Location loc = p.getLoc();
+  int64_t requested = S;
+  if (tgt.asyncCopy == target::AsyncCopyKind::None)
+    S = 1;
+  int64_t buffered = 0;
+  for (auto &c : cands)
+    buffered += tileBytes(c.alloc.getType());
+  while (S > 1 &&
+         kernelSharedBytes + (S - 1) * buffered > tgt.sharedMemoryPerBlockOptin)
+    --S;
+  if (cands.empty())
+    S = 1;
+
+  auto forOp = scf::ForOp::create(b, loc, p.getLowerBound(), p.getUpperBound(),
+                                    p.getStep());
+  forOp->setAttr("tile.num_stages", b.getI64IntegerAttr(S));
+  if (S != requested)
+    forOp->setAttr("tile.requested_stages", b.getI64IntegerAttr(requested));
+  Block *nb = forOp.getBody();
+  nb->getOperations().splice(nb->begin(), body->getOperations(), body->begin(),
+                             std::prev(body->end()));
+  p.getInductionVar().replaceAllUsesWith(forOp.getInductionVar());
+  if (S == 1) {
+    p.erase();
+    return;
+  }
+
+  // Multi-buffers replace the single shared tiles.
+  SmallVector<AllocOp> buffers;
+  for (auto &c : cands) {
+    TileType t = c.alloc.getType();
+    SmallVector<int64_t> shape{S};
+    shape.append(t.getShape().begin(), t.getShape().end());
+    OpBuilder ab(c.alloc);
+    auto buf = AllocOp::create(ab, 
+        c.alloc.getLoc(),
+        TileType::get(t.getContext(), shape, t.getElementType(),
+                      MemorySpace::Shared, LayoutAttr()));
+    buf->setAttrs(c.alloc->getAttrs());
+    buffers.push_back(buf);
+  }
+  Value lb = p.getLowerBound(), ub = p.getUpperBound(), step = p.getStep();
+  auto cst = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+  // Issues the copies of iteration `iv` into `slot` when iv < ub.
+  auto issue = [&](OpBuilder &ob, Value iv, Value slot) {
+    Value inRange =
+        arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult, iv, ub);
+    auto ifOp = scf::IfOp::create(ob, loc, inRange, /*withElse=*/false);
+    OpBuilder ib = ifOp.getThenBodyBuilder();
+    for (size_t i = 0; i < cands.size(); ++i) {
+      IRMapping map;
+      map.map(forOp.getInductionVar(), iv);
+      for (Operation *op : cands[i].slice)
+        ib.clone(*op, map);
+      TileType t = cands[i].alloc.getType();
+      Value view = StageViewOp::create(ib, loc, t, buffers[i], slot);
+      SmallVector<Value> offs;
+      for (Value o : cands[i].copy.getSrcOffsets())
+        offs.push_back(map.lookupOrDefault(o));
+      auto ac = AsyncCopyOp::create(ib, loc, cands[i].copy.getSrc(), offs, view);
+      // Keep what layout inference recorded (thread layout, vector width).
+      for (NamedAttribute a : cands[i].copy->getDiscardableAttrs())
+        ac->setAttr(a.getName(), a.getValue());
+      for (const char *n : {"layout", "vector_bytes"})
+        if (Attribute a = cands[i].copy->getAttr(n))
+          ac->setAttr(n, a);
+    }
+    CommitGroupOp::create(ob, loc);
+  };
+  // Prologue: the first S-1 stages.
+  b.setInsertionPoint(forOp);
+  for (int64_t s = 0; s < S - 1; ++s) {
+    Value iv = s == 0 ? lb
+                      : arith::AddIOp::create(b, 
+                             loc, lb,
+                             arith::MulIOp::create(b, loc, step, cst(b, s)));
+    issue(b, iv, cst(b, s));
+  }
+  // Steady state.
+  OpBuilder fb = OpBuilder::atBlockBegin(nb);
+  Value iv = forOp.getInductionVar();
+  Value t = arith::DivUIOp::create(fb, 
+      loc, arith::SubIOp::create(fb, loc, iv, lb), step);
+  Value slot = arith::RemUIOp::create(fb, loc, t, cst(fb, S));
+  WaitGroupOp::create(fb, loc, S - 2);
+  for (size_t i = 0; i < cands.size(); ++i) {
+    Value view = StageViewOp::create(fb, loc, cands[i].alloc.getType(),
+                                        buffers[i], slot);
+    cands[i].alloc.getResult().replaceUsesWithIf(view, [&](OpOperand &u) {
+      return u.getOwner() != cands[i].copy.getOperation();
+    });
+  }
+  fb.setInsertionPoint(nb->getTerminator());
+  Value next = arith::AddIOp::create(fb, 
+      loc, iv, arith::MulIOp::create(fb, loc, step, cst(fb, S - 1)));
+  Value nslot = arith::RemUIOp::create(fb, 
+      loc, arith::AddIOp::create(fb, loc, t, cst(fb, S - 1)), cst(fb, S));
+  issue(fb, next, nslot);
+  // Epilogue: drain.
+  b.setInsertionPointAfter(forOp);
+  WaitGroupOp::create(b, loc, 0);
+  for (auto &c : cands) {
+    c.copy.erase();
+    c.alloc.erase();
+  }
+  p.erase();
+}
+
+struct PipelinePass : PassWrapper<PipelinePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelinePass)
+  PipelinePass() = default;
+  PipelinePass(const PipelinePass &o) : PassWrapper(o) {}
+  StringRef getArgument() const override { return "tessera-pipeline-loops"; }
+  StringRef getDescription() const override {
+    return "Software-pipeline tile.pipelined loops into multi-buffered async "
+           "copy groups";
+  }
+  void getDependentDialects(DialectRegistry &r) const override {
+    r.insert<scf::SCFDialect, arith::ArithDialect>();
+  }
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("chip name or target .toml path")};
+  void runOnOperation() override {
+    auto t = loadTargetFor(getOperation(), target, getArgument());
+    if (!t)
+      return signalPassFailure();
+    for (KernelOp k : kernelsOf(getOperation())) {
+      int64_t shared = 0;
+      k.walk([&](AllocOp a) {
+        if (a.getType().isShared())
+          shared += tileBytes(a.getType());
+      });
+      SmallVector<PipelinedOp> loops;
+      k.walk([&](PipelinedOp p) { loops.push_back(p); });
+      for (PipelinedOp p : loops)
+        pipelineLoop(p, *t, shared);
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createPipelinePass(const std::string &target) {
+  auto p = std::make_unique<PipelinePass>();
+  p->target = target;
+  return p;
+}
+void registerPipelinePass() { PassRegistration<PipelinePass>(); }
+
+} // namespace tessera::passes

@@ -1,0 +1,144 @@
+//===- PlanShared.cpp - tessera-plan-shared -------------------------------===//
+//
+// Gives every shared tile of a kernel a byte offset: a tile lives from its
+// alloc to its last use (uses inside a loop or region extend to the whole
+// top-level op of the kernel that holds them; uses of tile.stage_view
+// results count), tiles with disjoint lifetimes may share bytes. Offsets
+// are aligned to 128 bytes, or 1024 bytes for swizzled tiles filled by
+// tile.async_copy on targets whose async copy is TMA (the hardware applies
+// the swizzle to absolute address bits). Placement is greedy, largest first,
+// at the lowest aligned offset free for the tile's lifetime. Records
+// `offset` on each shared tile.alloc and `tile.shared_bytes` on the kernel;
+// more than the target's per-block opt-in maximum is an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PassCommon.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace tessera;
+using namespace tessera::tile;
+
+namespace tessera::passes {
+namespace {
+
+struct Interval {
+  AllocOp alloc;
+  int64_t first, last, bytes, align, offset = -1;
+};
+
+LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
+  Block &top = k.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> index;
+  int64_t i = 0;
+  for (Operation &op : top)
+    index[&op] = i++;
+  auto topIndex = [&](Operation *op) {
+    while (op && op->getBlock() != &top)
+      op = op->getParentOp();
+    return op ? index.lookup(op) : int64_t(0);
+  };
+  std::vector<Interval> tiles;
+  k.walk([&](AllocOp a) {
+    TileType t = a.getType();
+    if (!t.isShared())
+      return;
+    Interval iv{a, topIndex(a), topIndex(a),
+                t.getNumElements() * elementBytes(t.getElementType()), 128};
+    bool asyncFilled = false;
+    SmallVector<Value> worklist{a.getResult()};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *u : v.getUsers()) {
+        int64_t x = topIndex(u);
+        iv.first = std::min(iv.first, x);
+        iv.last = std::max(iv.last, x);
+        if (auto sv = dyn_cast<StageViewOp>(u))
+          worklist.push_back(sv.getResult());
+        asyncFilled |= isa<AsyncCopyOp>(u);
+      }
+    }
+    auto sw = a->getAttrOfType<SwizzleAttr>("swizzle");
+    if (asyncFilled && tgt.asyncCopy == target::AsyncCopyKind::Tma && sw &&
+        sw.getMaxPhase() > 1)
+      iv.align = 1024;
+    tiles.push_back(iv);
+  });
+  std::vector<Interval *> order;
+  for (auto &t : tiles)
+    order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](Interval *a, Interval *b) {
+    if (a->bytes != b->bytes)
+      return a->bytes > b->bytes;
+    return a->first < b->first;
+  });
+  int64_t total = 0;
+  std::vector<Interval *> placed;
+  for (Interval *t : order) {
+    auto alignUp = [&](int64_t x) { return (x + t->align - 1) / t->align * t->align; };
+    std::vector<int64_t> starts{0};
+    for (Interval *p : placed)
+      starts.push_back(alignUp(p->offset + p->bytes));
+    std::sort(starts.begin(), starts.end());
+    for (int64_t s : starts) {
+      bool ok = llvm::none_of(placed, [&](Interval *p) {
+        bool live = !(p->last < t->first || t->last < p->first);
+        bool bytes = !(p->offset + p->bytes <= s || s + t->bytes <= p->offset);
+        return live && bytes;
+      });
+      if (ok) {
+        t->offset = s;
+        break;
+      }
+    }
+    placed.push_back(t);
+    total = std::max(total, t->offset + t->bytes);
+  }
+  Builder b(k.getContext());
+  for (auto &t : tiles)
+    t.alloc->setAttr("offset", b.getI64IntegerAttr(t.offset));
+  k->setAttr("tile.shared_bytes", b.getI64IntegerAttr(total));
+  if (total > tgt.sharedMemoryPerBlockOptin) {
+    auto fn = k->getParentOfType<FuncOp>();
+    return k.emitOpError("kernel '")
+           << (fn ? fn.getSymName() : StringRef("?")) << "' needs " << total
+           << " bytes of shared memory, more than the "
+           << tgt.sharedMemoryPerBlockOptin << " bytes per block of target '"
+           << tgt.name << "'";
+  }
+  return success();
+}
+
+struct PlanSharedPass : PassWrapper<PlanSharedPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PlanSharedPass)
+  PlanSharedPass() = default;
+  PlanSharedPass(const PlanSharedPass &o) : PassWrapper(o) {}
+  StringRef getArgument() const override { return "tessera-plan-shared"; }
+  StringRef getDescription() const override {
+    return "Assign liveness-based shared-memory offsets to shared tiles";
+  }
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("chip name or target .toml path")};
+  void runOnOperation() override {
+    auto t = loadTargetFor(getOperation(), target, getArgument());
+    if (!t)
+      return signalPassFailure();
+    for (KernelOp k : kernelsOf(getOperation()))
+      if (failed(planKernel(k, *t)))
+        signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createPlanSharedPass(const std::string &target) {
+  auto p = std::make_unique<PlanSharedPass>();
+  p->target = target;
+  return p;
+}
+void registerPlanSharedPass() { PassRegistration<PlanSharedPass>(); }
+
+} // namespace tessera::passes

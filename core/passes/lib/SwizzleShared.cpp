@@ -1,0 +1,96 @@
+//===- SwizzleShared.cpp - tessera-swizzle-shared -------------------------===//
+//
+// Chooses an XOR swizzle for every rank-2 shared tile from the target's bank
+// model and the width of the accesses that touch it (the vector width of
+// the copies writing it, at most 16 bytes), so that both the row-contiguous
+// writes of copies and the column-of-rows reads of MMA operands are free of
+// bank conflicts. Records `swizzle = #tile.swizzle<...>` on the tile.alloc;
+// warns when the chosen swizzle still conflicts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PassCommon.h"
+
+#include "tessera/Passes/SwizzleChoice.h"
+#include "tessera/layout/SharedMemory.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace tessera;
+using namespace tessera::tile;
+
+namespace tessera::passes {
+namespace {
+
+struct SwizzleSharedPass
+    : PassWrapper<SwizzleSharedPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SwizzleSharedPass)
+  SwizzleSharedPass() = default;
+  SwizzleSharedPass(const SwizzleSharedPass &o) : PassWrapper(o) {}
+  StringRef getArgument() const override { return "tessera-swizzle-shared"; }
+  StringRef getDescription() const override {
+    return "Choose bank-conflict-free XOR swizzles for shared tiles";
+  }
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("chip name or target .toml path")};
+
+  void runOnOperation() override {
+    auto t = loadTargetFor(getOperation(), target, getArgument());
+    if (!t)
+      return signalPassFailure();
+    Builder b(&getContext());
+    getOperation().walk([&](AllocOp a) {
+      TileType tt = a.getType();
+      if (!tt.isShared() || tt.getRank() != 2)
+        return;
+      int rows = int(tt.getShape()[0]), cols = int(tt.getShape()[1]);
+      if (!layout::isPowerOf2(rows) || !layout::isPowerOf2(cols))
+        return;
+      int eb = elementBytes(tt.getElementType());
+      // The widest vector a copy writes with (layout inference records it).
+      int vec = 0;
+      for (Operation *u : a.getResult().getUsers())
+        if (auto v = u->getAttrOfType<IntegerAttr>("vector_bytes"))
+          vec = std::max<int>(vec, int(v.getInt()));
+      if (vec == 0)
+        vec = t->globalLoadVectorBytes;
+      int access = sharedAccessBytes(cols, eb, vec);
+      layout::SwizzleParams p;
+      try {
+        p = chooseSharedSwizzle(rows, cols, eb, t->banks, access);
+        layout::LinearLayout l = layout::swizzledSharedLayout(rows, cols, p);
+        int conflicts = 0;
+        int vecElems = access / eb;
+        for (int r0 = 0; r0 < rows; r0 += std::min(rows, 16))
+          for (int c0 = 0; c0 < cols; c0 += vecElems)
+            conflicts += layout::countBankConflicts(
+                             l, eb, t->banks,
+                             columnChunkAccess(rows, cols, eb, access,
+                                               t->warpSize, r0, c0))
+                             .conflicts;
+        if (conflicts)
+          a.emitWarning("swizzle <")
+              << p.vec << ", " << p.perPhase << ", " << p.maxPhase
+              << "> leaves " << conflicts << " bank conflicts";
+      } catch (const layout::LayoutError &e) {
+        a.emitWarning("no swizzle: ") << e.what();
+        return;
+      }
+      a->setAttr("swizzle", SwizzleAttr::get(&getContext(), p.vec, p.perPhase,
+                                             p.maxPhase));
+    });
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createSwizzleSharedPass(const std::string &target) {
+  auto p = std::make_unique<SwizzleSharedPass>();
+  p->target = target;
+  return p;
+}
+void registerSwizzleSharedPass() { PassRegistration<SwizzleSharedPass>(); }
+
+} // namespace tessera::passes
