@@ -1,0 +1,54 @@
+//===- CudaCompilerPlugin.cpp - the cuda backend's compile side -----------===//
+
+#include "GemmFastPath.h"
+#include "LowerTileToGpu.h"
+#include "NvptxCodegen.h"
+
+#include "tessera/Dialect/Tile/TileOps.h"
+#include "tessera/plugin/compiler_plugin.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <map>
+
+namespace {
+
+class CudaCompilerPlugin final : public tessera::CompilerPlugin {
+public:
+  llvm::StringRef name() const override { return "cuda"; }
+
+  mlir::LogicalResult compile(mlir::ModuleOp module,
+                              const tessera::CompileTarget &target,
+                              const tessera::CompileOptions &options,
+                              tessera::CompiledImage &image) override {
+    // Kernels of the canonical GEMM shape get the tensor-core kernel; the
+    // rest take the SIMT path.
+    std::vector<std::pair<std::string, unsigned>> shared;
+    if (mlir::failed(tessera::cuda::lowerGemmFastPaths(module, target, shared)))
+      return mlir::failure();
+    if (mlir::failed(tessera::cuda::lowerTileToGpu(module, shared)))
+      return mlir::failure();
+    if (mlir::failed(tessera::cuda::emitCubin(module, target, options,
+                                              image.bytes, image.imageKind)))
+      return mlir::failure();
+    image.sharedBytes = std::move(shared);
+    return mlir::success();
+  }
+};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const char *
+tessera_compiler_plugin_llvm_version() {
+  return LLVM_VERSION_STRING;
+}
+
+extern "C" __attribute__((visibility("default"))) unsigned
+tessera_compiler_plugin_abi_version() {
+  return tessera::kCompilerPluginAbiVersion;
+}
+
+extern "C" __attribute__((visibility("default"))) tessera::CompilerPlugin *
+tessera_compiler_plugin_create() {
+  return new CudaCompilerPlugin();
+}

@@ -1,0 +1,823 @@
+//===- LowerTileToGpu.cpp - tile dialect to gpu/scf/memref (SIMT path) ----===//
+//
+// The general, always-correct lowering of the cuda backend. Every tile op is
+// a block-wide loop over the tile's elements (element e goes to thread
+// e mod threads), followed by a barrier, so no op needs to know how another
+// op distributed its elements. Shared and fragment tiles are views into the
+// kernel's dynamic shared memory; `local` tiles are per-thread arrays that
+// each thread processes whole. Global accesses are masked element-wise.
+// Reductions give each output element to one warp (lanes stride the reduced
+// dimension, then a butterfly of shuffles).
+//
+// Layout attributes (`#tile.layout`) are accepted and ignored here: this
+// path is layout-agnostic by construction; the fast paths consume them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerTileToGpu.h"
+
+#include "tessera/Dialect/Tile/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+namespace tile = tessera::tile;
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kSmemAlign = 128;
+constexpr llvm::StringLiteral kSmemOffsetAttr = "tessera.smem_offset";
+constexpr llvm::StringLiteral kThreadsAttr = "tessera.threads";
+
+Value idx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
+}
+
+/// Converts a scalar between element types (what tile.copy does).
+Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (from.isIndex() || to.isIndex()) {
+    if (isa<FloatType>(from)) {
+      Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
+      return arith::IndexCastOp::create(b, loc, to, i);
+    }
+    if (isa<FloatType>(to)) {
+      Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+      return arith::SIToFPOp::create(b, loc, to, i);
+    }
+    return arith::IndexCastOp::create(b, loc, to, v);
+  }
+  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
+  if (ff && tf) {
+    if (ff.getWidth() < tf.getWidth() ||
+        (ff.getWidth() == tf.getWidth() &&
+         ff.getFPMantissaWidth() < tf.getFPMantissaWidth()))
+      return arith::ExtFOp::create(b, loc, to, v);
+    if (ff.getWidth() == tf.getWidth()) {
+      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+      return arith::TruncFOp::create(b, loc, to, wide);
+    }
+    return arith::TruncFOp::create(b, loc, to, v);
+  }
+  if (!ff && !tf) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtSIOp::create(b, loc, to, v);
+    return arith::TruncIOp::create(b, loc, to, v);
+  }
+  if (ff)
+    return arith::FPToSIOp::create(b, loc, to, v);
+  return arith::SIToFPOp::create(b, loc, to, v);
+}
+
+Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conds) {
+  Value r = conds.front();
+  for (Value c : conds.drop_front())
+    r = arith::AndIOp::create(b, loc, r, c);
+  return r;
+}
+
+tile::TileType tileTypeOf(Value original) {
+  return cast<tile::TileType>(original.getType());
+}
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// The block's thread count, recorded on the gpu.func.
+int64_t threadsOf(Operation *op) {
+  auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+  return cast<IntegerAttr>(fn->getAttr(kThreadsAttr)).getInt();
+}
+
+Value threadId(OpBuilder &b, Location loc) {
+  return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+}
+
+/// Runs `body` for every element index of `shape`: spread over the block's
+/// threads when `distributed`, else every thread visits all of them.
+void forEachElement(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                    bool distributed, int64_t threads,
+                    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  int64_t total = numElements(shape);
+  Value lb = distributed ? threadId(b, loc) : idx(b, loc, 0);
+  Value step = idx(b, loc, distributed ? threads : 1);
+  SmallVector<int64_t> shapeCopy(shape);
+  scf::ForOp::create(
+      b, loc, lb, idx(b, loc, total), step, ValueRange{},
+      [&](OpBuilder &nb, Location l, Value e, ValueRange) {
+        SmallVector<Value> ivs(shapeCopy.size());
+        Value rest = e;
+        for (int64_t d = shapeCopy.size() - 1; d >= 0; --d) {
+          if (d == 0) {
+            ivs[d] = rest;
+            break;
+          }
+          Value size = idx(nb, l, shapeCopy[d]);
+          ivs[d] = arith::RemUIOp::create(nb, l, rest, size);
+          rest = arith::DivUIOp::create(nb, l, rest, size);
+        }
+        body(nb, l, ivs);
+        scf::YieldOp::create(nb, l);
+      });
+}
+
+void barrier(OpBuilder &b, Location loc) { gpu::BarrierOp::create(b, loc); }
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+Attribute workgroupSpace(MLIRContext *ctx) {
+  return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+}
+
+class TileTypeConverter : public TypeConverter {
+public:
+  TileTypeConverter() {
+    addConversion([](Type t) { return t; });
+    addConversion([](tile::TileType t) -> Type {
+      if (t.isLocal())
+        return MemRefType::get(t.getShape(), t.getElementType());
+      return MemRefType::get(t.getShape(), t.getElementType(),
+                             MemRefLayoutAttrInterface{},
+                             workgroupSpace(t.getContext()));
+    });
+    addConversion([](tile::GlobalTensorType t) -> Type {
+      SmallVector<int64_t> shape(t.getRank(), ShapedType::kDynamic);
+      return MemRefType::get(shape, t.getElementType());
+    });
+    auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
+                   Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+          .getResult(0);
+    };
+    addSourceMaterialization(cast);
+    addTargetMaterialization(cast);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Function entry: the kernel's parameters are the runtime's slots
+//===----------------------------------------------------------------------===//
+
+Value buildTensorMemref(OpBuilder &b, Location loc, MemRefType type, Value ptr,
+                        ArrayRef<Value> dims) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  auto i64 = b.getI64Type();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto arr = LLVM::LLVMArrayType::get(i64, rank);
+  auto descTy =
+      LLVM::LLVMStructType::getLiteral(ctx, {ptrTy, ptrTy, i64, arr, arr});
+  Value desc = LLVM::UndefOp::create(b, loc, descTy);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  Value zero = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
+  desc = LLVM::InsertValueOp::create(b, loc, desc, zero, ArrayRef<int64_t>{2});
+  Value stride = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    desc = LLVM::InsertValueOp::create(b, loc, desc, dims[d],
+                                       ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
+                                       ArrayRef<int64_t>{4, d});
+    if (d > 0)
+      stride = LLVM::MulOp::create(b, loc, stride, dims[d]);
+  }
+  return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
+}
+
+/// Places every shared/fragment alloc of `f` at an offset in dynamic shared
+/// memory (no reuse yet: the core planner will provide lifetimes). Returns
+/// the total size in bytes.
+int64_t planSharedMemory(tile::FuncOp f) {
+  int64_t offset = 0;
+  f.walk([&](tile::AllocOp alloc) {
+    auto t = cast<tile::TileType>(alloc.getType());
+    if (t.isLocal())
+      return;
+    int64_t bits = t.getElementType().getIntOrFloatBitWidth();
+    if (t.getElementType().isIndex())
+      bits = 64;
+    int64_t bytes = (numElements(t.getShape()) * bits + 7) / 8;
+    offset = llvm::alignTo(offset, kSmemAlign);
+    alloc->setAttr(kSmemOffsetAttr,
+                   IntegerAttr::get(IndexType::get(f.getContext()), offset));
+    offset += bytes;
+  });
+  return offset;
+}
+
+LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
+                              const TypeConverter &converter,
+                              int64_t &sharedBytes) {
+  MLIRContext *ctx = f.getContext();
+  Location loc = f.getLoc();
+  tile::KernelOp kernel;
+  f.walk([&](tile::KernelOp k) { kernel = k; });
+  if (!kernel)
+    return f.emitOpError("launches no tile.kernel");
+  sharedBytes = planSharedMemory(f);
+
+  // Parameter list: the slots.
+  SmallVector<Type> params;
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto i64 = IntegerType::get(ctx, 64);
+  Block &old = f.getBody().front();
+  for (BlockArgument arg : old.getArguments()) {
+    Type t = arg.getType();
+    if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
+      params.push_back(ptrTy);
+      params.append(tensor.getRank(), i64);
+    } else if (t.isIndex()) {
+      params.push_back(i64);
+    } else if (t.isInteger(1)) {
+      params.push_back(IntegerType::get(ctx, 8));
+    } else {
+      params.push_back(t);
+    }
+  }
+  OpBuilder b(gpuModule.getBodyRegion());
+  b.setInsertionPointToEnd(&gpuModule.getBodyRegion().front());
+  auto fn = gpu::GPUFuncOp::create(
+      b, loc, (tessera::cuda::kKernelSymbolPrefix + f.getSymName()).str(),
+      b.getFunctionType(params, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  int64_t threads = kernel.getThreads();
+  fn.setKnownBlockSizeAttr(
+      DenseI32ArrayAttr::get(ctx, {(int32_t)threads, 1, 1}));
+  fn->setAttr(kThreadsAttr, b.getI64IntegerAttr(threads));
+  fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
+
+  Block *entry = &fn.getBody().front();
+  b.setInsertionPointToStart(entry);
+  unsigned p = 0;
+  for (BlockArgument arg : old.getArguments()) {
+    Type t = arg.getType();
+    Value repl;
+    if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
+      Value ptr = entry->getArgument(p++);
+      SmallVector<Value> dims;
+      for (int64_t d = 0; d < tensor.getRank(); ++d)
+        dims.push_back(entry->getArgument(p++));
+      auto memrefTy = cast<MemRefType>(converter.convertType(t));
+      Value memref = buildTensorMemref(b, loc, memrefTy, ptr, dims);
+      repl = UnrealizedConversionCastOp::create(b, loc, t, memref).getResult(0);
+    } else if (t.isIndex()) {
+      repl = arith::IndexCastOp::create(b, loc, t, entry->getArgument(p++));
+    } else if (t.isInteger(1)) {
+      Value v = entry->getArgument(p++);
+      repl = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                   zeroOf(b, loc, v.getType()));
+    } else {
+      repl = entry->getArgument(p++);
+    }
+    arg.replaceAllUsesWith(repl);
+  }
+  entry->getOperations().splice(entry->end(), old.getOperations());
+  f.erase();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Op patterns
+//===----------------------------------------------------------------------===//
+
+template <typename OpT> struct TilePattern : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+};
+
+struct ReturnLowering : TilePattern<tile::ReturnOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<gpu::ReturnOp>(op);
+    return success();
+  }
+};
+
+struct DimLowering : TilePattern<tile::DimOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::DimOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<memref::DimOp>(op, a.getTensor(), op.getIndex());
+    return success();
+  }
+};
+
+struct KernelLowering : TilePattern<tile::KernelOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::KernelOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    static const gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                                          gpu::Dimension::z};
+    SmallVector<Value> blockIds;
+    for (unsigned i = 0; i < op.getGrid().size(); ++i)
+      blockIds.push_back(gpu::BlockIdOp::create(rw, op.getLoc(), dims[i]));
+    Block &body = op.getBodyBlock();
+    rw.eraseOp(body.getTerminator());
+    rw.inlineBlockBefore(&body, op, blockIds);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct AllocLowering : TilePattern<tile::AllocOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AllocOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    auto type = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
+    auto fn = op->getParentOfType<gpu::GPUFuncOp>();
+    OpBuilder::InsertionGuard g(rw);
+    rw.setInsertionPointToStart(&fn.getBody().front());
+    Location loc = op.getLoc();
+    Value buf;
+    if (auto off = op->getAttrOfType<IntegerAttr>(kSmemOffsetAttr)) {
+      auto bytesTy = MemRefType::get({ShapedType::kDynamic},
+                                     rw.getIntegerType(8), MemRefLayoutAttrInterface{},
+                                     workgroupSpace(rw.getContext()));
+      Value base = gpu::DynamicSharedMemoryOp::create(rw, loc, bytesTy);
+      buf = memref::ViewOp::create(rw, loc, type, base,
+                                   idx(rw, loc, off.getInt()), ValueRange{});
+    } else {
+      buf = memref::AllocaOp::create(rw, loc, type);
+    }
+    rw.replaceOp(op, buf);
+    return success();
+  }
+};
+
+void fillTile(OpBuilder &b, Location loc, tile::TileType t, Value buf,
+              Value value, int64_t threads) {
+  forEachElement(b, loc, t.getShape(), !t.isLocal(), threads,
+                 [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                   memref::StoreOp::create(nb, l, value, buf, ivs);
+                 });
+  if (!t.isLocal())
+    barrier(b, loc);
+}
+
+struct FillLowering : TilePattern<tile::FillOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::FillOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    fillTile(rw, op.getLoc(), tileTypeOf(op.getDst()), a.getDst(), a.getValue(),
+             threadsOf(op));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct ClearLowering : TilePattern<tile::ClearOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ClearOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    auto t = tileTypeOf(op.getDst());
+    fillTile(rw, op.getLoc(), t, a.getDst(),
+             zeroOf(rw, op.getLoc(), t.getElementType()), threadsOf(op));
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct CopyLowering : TilePattern<tile::CopyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::CopyOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    int64_t threads = threadsOf(op);
+    bool srcGlobal = isa<tile::GlobalTensorType>(op.getSrc().getType());
+    bool dstGlobal = isa<tile::GlobalTensorType>(op.getDst().getType());
+    Value src = a.getSrc(), dst = a.getDst();
+    Type srcElem = cast<MemRefType>(src.getType()).getElementType();
+    Type dstElem = cast<MemRefType>(dst.getType()).getElementType();
+    bool transpose = op.getTranspose();
+
+    if (!srcGlobal && !dstGlobal) {
+      auto st = tileTypeOf(op.getSrc()), dt = tileTypeOf(op.getDst());
+      bool distributed = !st.isLocal() && !dt.isLocal();
+      forEachElement(rw, loc, st.getShape(), distributed, threads,
+                     [&](OpBuilder &b, Location l, ValueRange ivs) {
+                       SmallVector<Value> dIdx(ivs);
+                       if (transpose)
+                         std::swap(dIdx[0], dIdx[1]);
+                       Value v = memref::LoadOp::create(b, l, src, ivs);
+                       memref::StoreOp::create(
+                           b, l, convertScalar(b, l, v, dstElem), dst, dIdx);
+                     });
+      if (distributed)
+        barrier(rw, loc);
+      rw.eraseOp(op);
+      return success();
+    }
+
+    Value global = srcGlobal ? src : dst;
+    Value tileBuf = srcGlobal ? dst : src;
+    ValueRange offsets = srcGlobal ? a.getSrcOffsets() : a.getDstOffsets();
+    auto tt = tileTypeOf(srcGlobal ? op.getDst() : op.getSrc());
+    ArrayRef<int64_t> tileShape = tt.getShape();
+    bool distributed = !tt.isLocal();
+    int64_t rank = cast<MemRefType>(global.getType()).getRank();
+    int64_t r = tileShape.size();
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(memref::DimOp::create(rw, loc, global, d));
+
+    forEachElement(rw, loc, tileShape, distributed, threads,
+                   [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<Value> g(offsets.begin(), offsets.end());
+      SmallVector<Value> t(ivs);
+      if (transpose)
+        std::swap(t[0], t[1]);
+      for (int64_t k = 0; k < r; ++k)
+        g[rank - r + k] =
+            arith::AddIOp::create(b, l, offsets[rank - r + k], t[k]);
+      // Unsigned compares reject negative offsets too.
+      SmallVector<Value> conds;
+      for (int64_t d = 0; d < rank; ++d)
+        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                              g[d], dims[d]));
+      Value inside = andAll(b, l, conds);
+      if (srcGlobal) {
+        auto ifOp = scf::IfOp::create(
+            b, l, inside,
+            [&](OpBuilder &tb, Location tl) {
+              scf::YieldOp::create(
+                  tb, tl, ValueRange{memref::LoadOp::create(tb, tl, global, g)});
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, ValueRange{zeroOf(eb, el, srcElem)});
+            });
+        memref::StoreOp::create(
+            b, l, convertScalar(b, l, ifOp.getResult(0), dstElem), tileBuf, ivs);
+      } else {
+        auto ifOp = scf::IfOp::create(b, l, inside, /*withElseRegion=*/false);
+        OpBuilder tb = ifOp.getThenBodyBuilder();
+        Value v = memref::LoadOp::create(tb, l, tileBuf, ivs);
+        memref::StoreOp::create(tb, l, convertScalar(tb, l, v, dstElem), global,
+                                g);
+      }
+    });
+    if (distributed)
+      barrier(rw, loc);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.gemm on the SIMT path: each thread owns C elements and walks K.
+struct GemmLowering : TilePattern<tile::GemmOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::GemmOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto at = tileTypeOf(op.getA()), bt = tileTypeOf(op.getB());
+    auto ct = tileTypeOf(op.getC());
+    Type acc = ct.getElementType();
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(at.getElementType()) ||
+        isa<Float8E4M3FNType, Float8E5M2Type>(bt.getElementType()))
+      return op.emitOpError("fp8 gemm needs the sm_90a tensor-core path, "
+                            "which does not handle this kernel shape");
+    int64_t k = op.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
+    Value A = a.getA(), B = a.getB(), C = a.getC();
+    bool clear = op.getClear();
+    bool transA = op.getTransposeA(), transB = op.getTransposeB();
+    bool isFloat = isa<FloatType>(acc);
+    // Products in f32 for f16 accumulators, as the tensor cores do.
+    Type sumTy = acc.isF16() ? rw.getF32Type() : acc;
+    auto fm = arith::FastMathFlagsAttr::get(rw.getContext(),
+                                            arith::FastMathFlags::contract);
+    bool distributed = !ct.isLocal();
+    forEachElement(rw, loc, ct.getShape(), distributed, threadsOf(op),
+                   [&](OpBuilder &b, Location l, ValueRange ij) {
+      Value init = clear ? zeroOf(b, l, sumTy)
+                         : convertScalar(b, l,
+                                         memref::LoadOp::create(b, l, C, ij),
+                                         sumTy);
+      auto loop = scf::ForOp::create(
+          b, l, idx(b, l, 0), idx(b, l, k), idx(b, l, 1), ValueRange{init},
+          [&](OpBuilder &lb, Location ll, Value kk, ValueRange iter) {
+            SmallVector<Value> aIdx = {ij[0], kk}, bIdx = {kk, ij[1]};
+            if (transA)
+              std::swap(aIdx[0], aIdx[1]);
+            if (transB)
+              std::swap(bIdx[0], bIdx[1]);
+            Value av = convertScalar(lb, ll, memref::LoadOp::create(lb, ll, A, aIdx), sumTy);
+            Value bv = convertScalar(lb, ll, memref::LoadOp::create(lb, ll, B, bIdx), sumTy);
+            Value s;
+            if (isFloat)
+              s = arith::AddFOp::create(
+                  lb, ll, iter[0], arith::MulFOp::create(lb, ll, av, bv, fm), fm);
+            else
+              s = arith::AddIOp::create(lb, ll, iter[0],
+                                        arith::MulIOp::create(lb, ll, av, bv));
+            scf::YieldOp::create(lb, ll, s);
+          });
+      memref::StoreOp::create(b, l, convertScalar(b, l, loop.getResult(0), acc),
+                              C, ij);
+    });
+    if (distributed)
+      barrier(rw, loc);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+void inlineBody(ConversionPatternRewriter &rw, Block &body, Operation *before,
+                ValueRange args) {
+  rw.eraseOp(body.getTerminator());
+  rw.inlineBlockBefore(&body, before, args);
+}
+
+struct ParallelLowering : TilePattern<tile::ParallelOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ParallelOp op, OpAdaptor,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    // A body touching a per-thread tile runs whole in every thread.
+    bool touchesLocal = false;
+    op.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (auto t = dyn_cast<tile::TileType>(v.getType()))
+          touchesLocal |= t.isLocal();
+    });
+    SmallVector<int64_t> shape(op.getShape());
+    Block &body = op.getBodyBlock();
+    forEachElement(rw, loc, shape, !touchesLocal, threadsOf(op),
+                   [&](OpBuilder &b, Location l, ValueRange ivs) {
+                     // The yield is created after this callback returns;
+                     // inline at the end of the loop body for now.
+                     Block *inner = b.getInsertionBlock();
+                     OpBuilder::InsertionGuard g(rw);
+                     rw.setInsertionPointToEnd(inner);
+                     auto marker = arith::ConstantIndexOp::create(rw, l, 0);
+                     inlineBody(rw, body, marker, ivs);
+                     rw.eraseOp(marker);
+                   });
+    if (!touchesLocal)
+      barrier(rw, loc);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct PipelinedLowering : TilePattern<tile::PipelinedOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::PipelinedOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    // The SIMT path loads synchronously: the stages collapse to a plain loop.
+    auto loop = scf::ForOp::create(rw, op.getLoc(), a.getLowerBound(),
+                                   a.getUpperBound(), a.getStep());
+    inlineBody(rw, op.getBodyBlock(), loop.getBody()->getTerminator(),
+               loop.getInductionVar());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct LoadLowering : TilePattern<tile::LoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<memref::LoadOp>(op, a.getTile(), a.getIndices());
+    return success();
+  }
+};
+
+struct StoreLowering : TilePattern<tile::StoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::StoreOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<memref::StoreOp>(op, a.getValue(), a.getTile(),
+                                           a.getIndices());
+    return success();
+  }
+};
+
+Value reduceIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind,
+                     Type t) {
+  if (kind == tile::ReduceKind::Sum)
+    return zeroOf(b, loc, t);
+  bool isMax = kind == tile::ReduceKind::Max;
+  if (auto ft = dyn_cast<FloatType>(t))
+    return arith::ConstantOp::create(
+        b, loc, t,
+        b.getFloatAttr(t, APFloat::getInf(ft.getFloatSemantics(), isMax)));
+  unsigned w = t.getIntOrFloatBitWidth();
+  APInt v = isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+}
+
+Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
+              Value y) {
+  bool isFloat = isa<FloatType>(x.getType());
+  switch (kind) {
+  case tile::ReduceKind::Sum:
+    return isFloat ? (Value)arith::AddFOp::create(b, loc, x, y)
+                   : (Value)arith::AddIOp::create(b, loc, x, y);
+  case tile::ReduceKind::Max:
+    return isFloat ? (Value)arith::MaximumFOp::create(b, loc, x, y)
+                   : (Value)arith::MaxSIOp::create(b, loc, x, y);
+  case tile::ReduceKind::Min:
+    return isFloat ? (Value)arith::MinimumFOp::create(b, loc, x, y)
+                   : (Value)arith::MinSIOp::create(b, loc, x, y);
+  }
+  llvm_unreachable("reduce kind");
+}
+
+struct ReduceLowering : TilePattern<tile::ReduceOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ReduceOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto st = tileTypeOf(op.getSrc());
+    int64_t dim = op.getDim();
+    SmallVector<int64_t> outer(st.getShape());
+    int64_t len = outer[dim];
+    outer.erase(outer.begin() + dim);
+    Type elem = st.getElementType();
+    tile::ReduceKind kind = op.getKind();
+    Value src = a.getSrc(), dst = a.getDst();
+    bool accumulate = op.getAccumulate();
+    int64_t threads = threadsOf(op);
+    bool local = st.isLocal() || tileTypeOf(op.getDst()).isLocal();
+    bool shuffles = !local && threads % kWarpSize == 0 &&
+                    (elem.isF32() || elem.isInteger(32));
+
+    auto finish = [&](OpBuilder &b, Location l, ValueRange ivs, Value r) {
+      if (accumulate)
+        r = combine(b, l, kind, memref::LoadOp::create(b, l, dst, ivs), r);
+      memref::StoreOp::create(b, l, r, dst, ivs);
+    };
+
+    if (!shuffles) {
+      // One thread per output element walks the reduced dimension.
+      forEachElement(rw, loc, outer, !local, threads,
+                     [&](OpBuilder &b, Location l, ValueRange ivs) {
+        auto loop = scf::ForOp::create(
+            b, l, idx(b, l, 0), idx(b, l, len), idx(b, l, 1),
+            ValueRange{reduceIdentity(b, l, kind, elem)},
+            [&](OpBuilder &lb, Location ll, Value r, ValueRange iter) {
+              SmallVector<Value> sIdx(ivs);
+              sIdx.insert(sIdx.begin() + dim, r);
+              Value v = memref::LoadOp::create(lb, ll, src, sIdx);
+              scf::YieldOp::create(lb, ll, combine(lb, ll, kind, iter[0], v));
+            });
+        finish(b, l, ivs, loop.getResult(0));
+      });
+      if (!local)
+        barrier(rw, loc);
+      rw.eraseOp(op);
+      return success();
+    }
+
+    // One warp per output element; lanes stride the reduced dimension.
+    Value tid = threadId(rw, loc);
+    Value warp = arith::DivUIOp::create(rw, loc, tid, idx(rw, loc, kWarpSize));
+    Value lane = arith::RemUIOp::create(rw, loc, tid, idx(rw, loc, kWarpSize));
+    int64_t warps = threads / kWarpSize;
+    int64_t total = numElements(outer);
+    scf::ForOp::create(
+        rw, loc, warp, idx(rw, loc, total), idx(rw, loc, warps), ValueRange{},
+        [&](OpBuilder &b, Location l, Value e, ValueRange) {
+          SmallVector<Value> ivs(outer.size());
+          Value rest = e;
+          for (int64_t d = outer.size() - 1; d >= 0; --d) {
+            if (d == 0) {
+              ivs[d] = rest;
+              break;
+            }
+            Value size = idx(b, l, outer[d]);
+            ivs[d] = arith::RemUIOp::create(b, l, rest, size);
+            rest = arith::DivUIOp::create(b, l, rest, size);
+          }
+          auto loop = scf::ForOp::create(
+              b, l, lane, idx(b, l, len), idx(b, l, kWarpSize),
+              ValueRange{reduceIdentity(b, l, kind, elem)},
+              [&](OpBuilder &lb, Location ll, Value r, ValueRange iter) {
+                SmallVector<Value> sIdx(ivs);
+                sIdx.insert(sIdx.begin() + dim, r);
+                Value v = memref::LoadOp::create(lb, ll, src, sIdx);
+                scf::YieldOp::create(lb, ll, combine(lb, ll, kind, iter[0], v));
+              });
+          Value v = loop.getResult(0);
+          Value width = arith::ConstantIntOp::create(b, l, kWarpSize, 32);
+          for (int64_t off = kWarpSize / 2; off >= 1; off /= 2) {
+            Value o = arith::ConstantIntOp::create(b, l, off, 32);
+            auto sh = gpu::ShuffleOp::create(b, l, v, o, width,
+                                             gpu::ShuffleMode::XOR);
+            v = combine(b, l, kind, v, sh.getShuffleResult());
+          }
+          Value isLane0 = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                lane, idx(b, l, 0));
+          auto ifOp = scf::IfOp::create(b, l, isLane0, false);
+          OpBuilder tb = ifOp.getThenBodyBuilder();
+          finish(tb, l, ivs, v);
+          scf::YieldOp::create(b, l);
+        });
+    barrier(rw, loc);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct AtomicLowering : TilePattern<tile::AtomicOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AtomicOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto st = tileTypeOf(op.getSrc());
+    Value src = a.getSrc(), global = a.getDst();
+    ValueRange offsets = a.getOffsets();
+    int64_t rank = cast<MemRefType>(global.getType()).getRank();
+    int64_t r = st.getRank();
+    bool isFloat = isa<FloatType>(st.getElementType());
+    arith::AtomicRMWKind kind =
+        op.getKind() == tile::AtomicKind::Add
+            ? (isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi)
+            : (isFloat ? arith::AtomicRMWKind::maximumf
+                       : arith::AtomicRMWKind::maxs);
+    SmallVector<Value> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(memref::DimOp::create(rw, loc, global, d));
+    forEachElement(rw, loc, st.getShape(), !st.isLocal(), threadsOf(op),
+                   [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<Value> g(offsets.begin(), offsets.end());
+      for (int64_t k = 0; k < r; ++k)
+        g[rank - r + k] =
+            arith::AddIOp::create(b, l, offsets[rank - r + k], ivs[k]);
+      SmallVector<Value> conds;
+      for (int64_t d = 0; d < rank; ++d)
+        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                              g[d], dims[d]));
+      auto ifOp = scf::IfOp::create(b, l, andAll(b, l, conds), false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      Value v = memref::LoadOp::create(tb, l, src, ivs);
+      memref::AtomicRMWOp::create(tb, l, kind, v, global, g);
+    });
+    if (!st.isLocal())
+      barrier(rw, loc);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult tessera::cuda::lowerTileToGpu(
+    ModuleOp module, std::vector<std::pair<std::string, unsigned>> &shared) {
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
+                   arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect>();
+  gpu::GPUModuleOp gpuModule;
+  for (auto m : module.getOps<gpu::GPUModuleOp>())
+    if (m.getName() == kGpuModuleName)
+      gpuModule = m;
+  if (!gpuModule) {
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(module.getBody());
+    gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), kGpuModuleName);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+  }
+  TileTypeConverter converter;
+  for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
+    if (f.isExternal())
+      return f.emitOpError("has no body to compile");
+    std::string name = f.getSymName().str();
+    int64_t bytes = 0;
+    if (failed(rewriteFunction(f, gpuModule, converter, bytes)))
+      return failure();
+    shared.emplace_back(name, (unsigned)bytes);
+  }
+
+  ConversionTarget target(*ctx);
+  target.addIllegalDialect<tile::TileDialect>();
+  target.addLegalDialect<gpu::GPUDialect, memref::MemRefDialect,
+                         scf::SCFDialect, arith::ArithDialect,
+                         math::MathDialect, LLVM::LLVMDialect>();
+  target.addLegalOp<UnrealizedConversionCastOp>();
+  RewritePatternSet patterns(ctx);
+  patterns.add<ReturnLowering, DimLowering, KernelLowering, AllocLowering,
+               FillLowering, ClearLowering, CopyLowering, GemmLowering,
+               ParallelLowering, PipelinedLowering, LoadLowering, StoreLowering,
+               ReduceLowering, AtomicLowering>(converter, ctx);
+  return applyPartialConversion(gpuModule, target, std::move(patterns));
+}

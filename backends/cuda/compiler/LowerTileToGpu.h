@@ -1,0 +1,36 @@
+//===- LowerTileToGpu.h - tile dialect to gpu/scf/memref for NVIDIA -*- C++ -*-===//
+//
+// The SIMT path of the cuda backend: every tile.func becomes a gpu.func
+// kernel `tessera_kernel_<name>` inside one gpu.module, whose parameters are
+// the runtime's slots (a tensor: pointer then one i64 per dim; a scalar: its
+// own type). Shared and fragment tiles live in dynamic shared memory; each
+// tile op is a loop over the tile's elements strided by the block's threads,
+// followed by a block barrier.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_BACKENDS_CUDA_LOWERTILETOGPU_H
+#define TESSERA_BACKENDS_CUDA_LOWERTILETOGPU_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera::cuda {
+
+inline constexpr llvm::StringLiteral kKernelSymbolPrefix = "tessera_kernel_";
+inline constexpr llvm::StringLiteral kGpuModuleName = "tessera_kernels";
+
+/// Lowers every tile.func of `module` into a gpu.func of the gpu.module
+/// `kGpuModuleName` (created if absent). `sharedBytes` receives the dynamic
+/// shared memory each kernel needs, by tile.func name.
+mlir::LogicalResult
+lowerTileToGpu(mlir::ModuleOp module,
+               std::vector<std::pair<std::string, unsigned>> &sharedBytes);
+
+} // namespace tessera::cuda
+
+#endif

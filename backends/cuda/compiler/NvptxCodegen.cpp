@@ -1,0 +1,332 @@
+//===- NvptxCodegen.cpp - gpu.module to PTX (LLVM NVPTX) and cubin --------===//
+
+#include "NvptxCodegen.h"
+#include "LowerTileToGpu.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+LogicalResult lowerToNVVM(ModuleOp module, const tessera::CompileOptions &options) {
+  // convert-gpu-to-nvvm lowers every loaded dialect with a ConvertToLLVM
+  // interface; register the ones the lowering produces.
+  DialectRegistry registry;
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  module.getContext()->loadDialect<cf::ControlFlowDialect, ub::UBDialect>();
+  PassManager pm(module.getContext());
+  if (options.printIRAfterAll) {
+    module.getContext()->disableMultithreading();
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *, Operation *) { return true; },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false);
+  }
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
+  gm.addPass(arith::createArithExpandOpsPass());
+  gm.addPass(createSCFToControlFlowPass());
+  gm.addPass(memref::createExpandStridedMetadataPass());
+  ConvertGpuOpsToNVVMOpsOptions gpuOpts;
+  gpuOpts.indexBitwidth = 64;
+  gm.addPass(createConvertGpuOpsToNVVMOps(gpuOpts));
+  gm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  return pm.run(module);
+}
+
+void initializeNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+std::string cudaRoot() {
+  for (const char *var : {"TESSERA_CUDA_PATH", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *v = std::getenv(var); v && *v)
+      return v;
+  return "/usr/local/cuda";
+}
+
+std::string findLibdevice() {
+  for (std::string dir : {cudaRoot() + "/nvvm/libdevice",
+                          std::string("/usr/lib/nvidia-cuda-toolkit/libdevice"),
+                          std::string("/usr/lib/cuda/nvvm/libdevice")}) {
+    std::string p = dir + "/libdevice.10.bc";
+    if (llvm::sys::fs::exists(p))
+      return p;
+  }
+  return {};
+}
+
+std::string findPtxas() {
+  if (const char *v = std::getenv("TESSERA_PTXAS"); v && *v)
+    return v; // "none" disables it (PTX images)
+  std::string p = cudaRoot() + "/bin/ptxas";
+  if (llvm::sys::fs::can_execute(p))
+    return p;
+  if (auto found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  return {};
+}
+
+/// Runs `program args` with stdout+stderr to a temporary file; returns the
+/// exit code and the output.
+int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
+            std::string &output) {
+  llvm::SmallString<128> logPath;
+  llvm::sys::fs::createTemporaryFile("tessera-tool", "txt", logPath);
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                                logPath.str()};
+  std::string err;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
+                                     0, &err);
+  if (auto buf = llvm::MemoryBuffer::getFile(logPath))
+    output = (*buf)->getBuffer().str();
+  output += err;
+  llvm::sys::fs::remove(logPath);
+  return rc;
+}
+
+} // namespace
+
+LogicalResult tessera::cuda::emitCubin(ModuleOp module,
+                                       const CompileTarget &target,
+                                       const CompileOptions &options,
+                                       std::vector<char> &bytes,
+                                       std::string &imageKind) {
+  Location loc = module.getLoc();
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<NVVM::NVVMDialect, LLVM::LLVMDialect>();
+  if (failed(lowerToNVVM(module, options)))
+    return failure();
+
+  gpu::GPUModuleOp gpuModule;
+  for (auto m : module.getOps<gpu::GPUModuleOp>())
+    gpuModule = m;
+  if (!gpuModule)
+    return emitError(loc) << "nothing to compile for the cuda backend";
+
+  // The gpu.module's contents, alone in a builtin module, translate to LLVM IR.
+  OpBuilder b(ctx);
+  auto kernels = ModuleOp::create(b, loc);
+  b.setInsertionPointToStart(kernels.getBody());
+  for (Operation &op : gpuModule.getBody()->getOperations())
+    b.clone(op);
+  registerBuiltinDialectTranslation(*ctx);
+  registerLLVMDialectTranslation(*ctx);
+  registerNVVMDialectTranslation(*ctx);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(kernels, llvmContext, "tessera_cuda");
+  kernels->erase();
+  if (!llvmModule)
+    return emitError(loc) << "translation to LLVM IR failed";
+
+  // Dynamic shared memory is an extern .shared array of no size, so that
+  // it starts the block's shared window (a defined global would take a
+  // byte of static shared memory before it).
+  for (llvm::GlobalVariable &gv : llvmModule->globals()) {
+    auto *arr = llvm::dyn_cast<llvm::ArrayType>(gv.getValueType());
+    if (gv.getAddressSpace() == 3 && arr && arr->getNumElements() == 0 &&
+        gv.hasInitializer()) {
+      gv.setInitializer(nullptr);
+      gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    }
+  }
+
+  initializeNVPTX();
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return emitError(loc) << "LLVM has no NVPTX target: " << error;
+  std::string chip = target.chip.empty() ? "sm_80" : target.chip;
+  // sm_90a's wgmma/setmaxnreg need PTX 8.0.
+  std::string features = chip == "sm_90a" ? "+ptx80" : "+ptx78";
+  llvm::TargetOptions to;
+  to.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
+      triple, chip, features, to, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return emitError(loc) << "no NVPTX target machine for " << chip;
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(tm->createDataLayout());
+
+  // libdevice for math calls (__nv_expf, ...), only what is used.
+  bool needsLibdevice = false;
+  for (llvm::Function &f : *llvmModule)
+    needsLibdevice |= f.isDeclaration() && f.getName().starts_with("__nv_");
+  if (needsLibdevice) {
+    std::string path = findLibdevice();
+    if (path.empty())
+      return emitError(loc) << "the kernel uses math functions but "
+                               "libdevice.10.bc was not found (set CUDA_HOME)";
+    auto buf = llvm::MemoryBuffer::getFile(path);
+    if (!buf)
+      return emitError(loc) << "cannot read " << path;
+    auto lib = llvm::parseBitcodeFile((*buf)->getMemBufferRef(), llvmContext);
+    if (!lib) {
+      llvm::consumeError(lib.takeError());
+      return emitError(loc) << "cannot parse " << path;
+    }
+    (*lib)->setTargetTriple(triple);
+    (*lib)->setDataLayout(llvmModule->getDataLayout());
+    if (llvm::Linker::linkModules(*llvmModule, std::move(*lib),
+                                  llvm::Linker::Flags::LinkOnlyNeeded))
+      return emitError(loc) << "linking libdevice failed";
+    for (llvm::Function &f : *llvmModule)
+      if (!f.isDeclaration() && f.getName().starts_with("__nv_"))
+        f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  // libdevice asks __nvvm_reflect("__CUDA_FTZ"): no flush to zero.
+  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", (uint32_t)0);
+
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel level =
+        options.optLevel == 0   ? llvm::OptimizationLevel::O0
+        : options.optLevel == 1 ? llvm::OptimizationLevel::O1
+        : options.optLevel == 2 ? llvm::OptimizationLevel::O2
+                                : llvm::OptimizationLevel::O3;
+    llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                      ? pb.buildO0DefaultPipeline(level)
+                                      : pb.buildPerModuleDefaultPipeline(level);
+    mpm.run(*llvmModule, mam);
+  }
+
+  std::string ptx;
+  {
+    llvm::SmallVector<char, 0> out;
+    llvm::raw_svector_ostream os(out);
+    llvm::legacy::PassManager cg;
+    if (tm->addPassesToEmitFile(cg, os, nullptr,
+                                llvm::CodeGenFileType::AssemblyFile))
+      return emitError(loc) << "LLVM cannot emit PTX for " << chip;
+    cg.run(*llvmModule);
+    ptx.assign(out.begin(), out.end());
+  }
+
+  if (!options.dumpDir.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream ll(options.dumpDir + "/kernel." + chip + ".ll", ec);
+    if (!ec)
+      llvmModule->print(ll, nullptr);
+    llvm::raw_fd_ostream px(options.dumpDir + "/kernel." + chip + ".ptx", ec);
+    if (!ec)
+      px << ptx;
+  }
+
+  std::string ptxas = findPtxas();
+  if (ptxas.empty() || ptxas == "none") {
+    bytes.assign(ptx.begin(), ptx.end());
+    imageKind = "ptx";
+    return success();
+  }
+  llvm::SmallString<128> ptxPath, cubinPath;
+  int fd;
+  if (auto ec = llvm::sys::fs::createTemporaryFile("tessera", "ptx", fd, ptxPath))
+    return emitError(loc) << "cannot create a temporary file: " << ec.message();
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << ptx;
+  }
+  llvm::sys::fs::createTemporaryFile("tessera", "cubin", cubinPath);
+  std::string arch = "-arch=" + chip;
+  std::string log;
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, arch, "-O3", ptxPath, "-o",
+                                             cubinPath};
+  if (!options.dumpDir.empty())
+    args.push_back("-v");
+  int rc = runTool(ptxas, args, log);
+  llvm::sys::fs::remove(ptxPath);
+  if (rc != 0) {
+    llvm::sys::fs::remove(cubinPath);
+    return emitError(loc) << "ptxas failed (exit " << rc << "): " << log;
+  }
+  if (!options.dumpDir.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(options.dumpDir + "/ptxas." + chip + ".txt", ec);
+    if (!ec)
+      os << log;
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(cubinPath);
+  llvm::sys::fs::remove(cubinPath);
+  if (!cubin)
+    return emitError(loc) << "cannot read the cubin ptxas wrote";
+  bytes.assign((*cubin)->getBufferStart(), (*cubin)->getBufferEnd());
+  imageKind = "cubin";
+  return success();
+}
