@@ -187,7 +187,9 @@ LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
       bool canM = tm % (2 * wm) == 0, canN = tn % (2 * wn) == 0;
       if (!canM && !canN)
         return false;
-      if (canM && (!canN || tm / wm >= tn / wn))
+      // Warps go along M first: row statistics (softmax, attention) then
+      // stay within a warp and successive gemms agree on rows.
+      if (canM)
         wm *= 2;
       else
         wn *= 2;
@@ -576,6 +578,7 @@ struct InferLayoutsPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InferLayoutsPass)
   InferLayoutsPass() = default;
   InferLayoutsPass(const InferLayoutsPass &o) : PassWrapper(o) {}
+  StringRef getName() const override { return "TesseraInferLayouts"; }
   StringRef getArgument() const override { return "tessera-infer-layouts"; }
   StringRef getDescription() const override {
     return "Give every fragment tile a linear layout chosen from the target's "

@@ -202,6 +202,7 @@ struct PipelinePass : PassWrapper<PipelinePass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelinePass)
   PipelinePass() = default;
   PipelinePass(const PipelinePass &o) : PassWrapper(o) {}
+  StringRef getName() const override { return "TesseraPipelineLoops"; }
   StringRef getArgument() const override { return "tessera-pipeline-loops"; }
   StringRef getDescription() const override {
     return "Software-pipeline tile.pipelined loops into multi-buffered async "

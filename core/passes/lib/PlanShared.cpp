@@ -116,6 +116,7 @@ struct PlanSharedPass : PassWrapper<PlanSharedPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PlanSharedPass)
   PlanSharedPass() = default;
   PlanSharedPass(const PlanSharedPass &o) : PassWrapper(o) {}
+  StringRef getName() const override { return "TesseraPlanShared"; }
   StringRef getArgument() const override { return "tessera-plan-shared"; }
   StringRef getDescription() const override {
     return "Assign liveness-based shared-memory offsets to shared tiles";

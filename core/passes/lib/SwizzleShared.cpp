@@ -29,6 +29,7 @@ struct SwizzleSharedPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SwizzleSharedPass)
   SwizzleSharedPass() = default;
   SwizzleSharedPass(const SwizzleSharedPass &o) : PassWrapper(o) {}
+  StringRef getName() const override { return "TesseraSwizzleShared"; }
   StringRef getArgument() const override { return "tessera-swizzle-shared"; }
   StringRef getDescription() const override {
     return "Choose bank-conflict-free XOR swizzles for shared tiles";

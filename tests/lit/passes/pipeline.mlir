@@ -1,0 +1,162 @@
+// Software pipelining: multi-buffers, async copy groups, waits and stage counts.
+// Generated decisions were reviewed by hand; each RUN line is one example on one target.
+
+// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/elementwise_add.mlir | FileCheck %s --check-prefix=SM90-ELEMENTWISE-ADD
+// RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/elementwise_add.mlir | FileCheck %s --check-prefix=GFX942-ELEMENTWISE-ADD
+// RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/elementwise_add.mlir | FileCheck %s --check-prefix=HOST-ELEMENTWISE-ADD
+// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
+// RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=GFX942-FLASH-ATTENTION-FWD
+// RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=HOST-FLASH-ATTENTION-FWD
+// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM
+// RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/gemm.mlir | FileCheck %s --check-prefix=GFX942-GEMM
+// RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/gemm.mlir | FileCheck %s --check-prefix=HOST-GEMM
+// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm_f32.mlir | FileCheck %s --check-prefix=SM90-GEMM-F32
+// RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/gemm_f32.mlir | FileCheck %s --check-prefix=GFX942-GEMM-F32
+// RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/gemm_f32.mlir | FileCheck %s --check-prefix=HOST-GEMM-F32
+// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm_relu.mlir | FileCheck %s --check-prefix=SM90-GEMM-RELU
+// RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/gemm_relu.mlir | FileCheck %s --check-prefix=GFX942-GEMM-RELU
+// RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/gemm_relu.mlir | FileCheck %s --check-prefix=HOST-GEMM-RELU
+// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/rmsnorm.mlir | FileCheck %s --check-prefix=SM90-RMSNORM
+// RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/rmsnorm.mlir | FileCheck %s --check-prefix=GFX942-RMSNORM
+// RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/rmsnorm.mlir | FileCheck %s --check-prefix=HOST-RMSNORM
+// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/softmax.mlir | FileCheck %s --check-prefix=SM90-SOFTMAX
+// RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/softmax.mlir | FileCheck %s --check-prefix=GFX942-SOFTMAX
+// RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/softmax.mlir | FileCheck %s --check-prefix=HOST-SOFTMAX
+
+// SM90-ELEMENTWISE-ADD-NOT: tile.async_copy
+// SM90-ELEMENTWISE-ADD: tile.kernel
+
+// GFX942-ELEMENTWISE-ADD-NOT: tile.async_copy
+// GFX942-ELEMENTWISE-ADD: tile.kernel
+
+// HOST-ELEMENTWISE-ADD-NOT: tile.async_copy
+// HOST-ELEMENTWISE-ADD: tile.kernel
+
+// SM90-FLASH-ATTENTION-FWD: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <2x64x128xf16, shared>
+// SM90-FLASH-ATTENTION-FWD: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <2x64x128xf16, shared>
+// SM90-FLASH-ATTENTION-FWD: tile.async_copy
+// SM90-FLASH-ATTENTION-FWD: tile.async_copy
+// SM90-FLASH-ATTENTION-FWD: tile.commit_group
+// SM90-FLASH-ATTENTION-FWD: tile.wait_group pending = 0
+// SM90-FLASH-ATTENTION-FWD: tile.async_copy
+// SM90-FLASH-ATTENTION-FWD: tile.async_copy
+// SM90-FLASH-ATTENTION-FWD: tile.commit_group
+// SM90-FLASH-ATTENTION-FWD: tile.num_stages = 2 : i64
+// SM90-FLASH-ATTENTION-FWD: tile.wait_group pending = 0
+
+// GFX942-FLASH-ATTENTION-FWD: tile.num_stages = 1 : i64
+// GFX942-FLASH-ATTENTION-FWD: tile.requested_stages = 2
+
+// HOST-FLASH-ATTENTION-FWD: tile.num_stages = 1 : i64
+// HOST-FLASH-ATTENTION-FWD: tile.requested_stages = 2
+
+// SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
+// SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <3x32x128xf16, shared>
+// SM90-GEMM: tile.async_copy
+// SM90-GEMM: tile.async_copy
+// SM90-GEMM: tile.commit_group
+// SM90-GEMM: tile.async_copy
+// SM90-GEMM: tile.async_copy
+// SM90-GEMM: tile.commit_group
+// SM90-GEMM: tile.wait_group pending = 1
+// SM90-GEMM: tile.async_copy
+// SM90-GEMM: tile.async_copy
+// SM90-GEMM: tile.commit_group
+// SM90-GEMM: tile.num_stages = 3 : i64
+// SM90-GEMM: tile.wait_group pending = 0
+
+// GFX942-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
+// GFX942-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <3x32x128xf16, shared>
+// GFX942-GEMM: tile.async_copy
+// GFX942-GEMM: tile.async_copy
+// GFX942-GEMM: tile.commit_group
+// GFX942-GEMM: tile.async_copy
+// GFX942-GEMM: tile.async_copy
+// GFX942-GEMM: tile.commit_group
+// GFX942-GEMM: tile.wait_group pending = 1
+// GFX942-GEMM: tile.async_copy
+// GFX942-GEMM: tile.async_copy
+// GFX942-GEMM: tile.commit_group
+// GFX942-GEMM: tile.num_stages = 3 : i64
+// GFX942-GEMM: tile.wait_group pending = 0
+
+// HOST-GEMM: tile.num_stages = 1 : i64
+// HOST-GEMM: tile.requested_stages = 3
+
+// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x64x32xf32, shared>
+// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x32x64xf32, shared>
+// SM90-GEMM-F32: tile.async_copy
+// SM90-GEMM-F32: tile.async_copy
+// SM90-GEMM-F32: tile.commit_group
+// SM90-GEMM-F32: tile.wait_group pending = 0
+// SM90-GEMM-F32: tile.async_copy
+// SM90-GEMM-F32: tile.async_copy
+// SM90-GEMM-F32: tile.commit_group
+// SM90-GEMM-F32: tile.num_stages = 2 : i64
+// SM90-GEMM-F32: tile.wait_group pending = 0
+
+// GFX942-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x64x32xf32, shared>
+// GFX942-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x32x64xf32, shared>
+// GFX942-GEMM-F32: tile.async_copy
+// GFX942-GEMM-F32: tile.async_copy
+// GFX942-GEMM-F32: tile.commit_group
+// GFX942-GEMM-F32: tile.wait_group pending = 0
+// GFX942-GEMM-F32: tile.async_copy
+// GFX942-GEMM-F32: tile.async_copy
+// GFX942-GEMM-F32: tile.commit_group
+// GFX942-GEMM-F32: tile.num_stages = 2 : i64
+// GFX942-GEMM-F32: tile.wait_group pending = 0
+
+// HOST-GEMM-F32: tile.num_stages = 1 : i64
+// HOST-GEMM-F32: tile.requested_stages = 2
+
+// SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
+// SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <3x32x128xf16, shared>
+// SM90-GEMM-RELU: tile.async_copy
+// SM90-GEMM-RELU: tile.async_copy
+// SM90-GEMM-RELU: tile.commit_group
+// SM90-GEMM-RELU: tile.async_copy
+// SM90-GEMM-RELU: tile.async_copy
+// SM90-GEMM-RELU: tile.commit_group
+// SM90-GEMM-RELU: tile.wait_group pending = 1
+// SM90-GEMM-RELU: tile.async_copy
+// SM90-GEMM-RELU: tile.async_copy
+// SM90-GEMM-RELU: tile.commit_group
+// SM90-GEMM-RELU: tile.num_stages = 3 : i64
+// SM90-GEMM-RELU: tile.wait_group pending = 0
+
+// GFX942-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
+// GFX942-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <3x32x128xf16, shared>
+// GFX942-GEMM-RELU: tile.async_copy
+// GFX942-GEMM-RELU: tile.async_copy
+// GFX942-GEMM-RELU: tile.commit_group
+// GFX942-GEMM-RELU: tile.async_copy
+// GFX942-GEMM-RELU: tile.async_copy
+// GFX942-GEMM-RELU: tile.commit_group
+// GFX942-GEMM-RELU: tile.wait_group pending = 1
+// GFX942-GEMM-RELU: tile.async_copy
+// GFX942-GEMM-RELU: tile.async_copy
+// GFX942-GEMM-RELU: tile.commit_group
+// GFX942-GEMM-RELU: tile.num_stages = 3 : i64
+// GFX942-GEMM-RELU: tile.wait_group pending = 0
+
+// HOST-GEMM-RELU: tile.num_stages = 1 : i64
+// HOST-GEMM-RELU: tile.requested_stages = 3
+
+// SM90-RMSNORM-NOT: tile.async_copy
+// SM90-RMSNORM: tile.kernel
+
+// GFX942-RMSNORM-NOT: tile.async_copy
+// GFX942-RMSNORM: tile.kernel
+
+// HOST-RMSNORM-NOT: tile.async_copy
+// HOST-RMSNORM: tile.kernel
+
+// SM90-SOFTMAX-NOT: tile.async_copy
+// SM90-SOFTMAX: tile.kernel
+
+// GFX942-SOFTMAX-NOT: tile.async_copy
+// GFX942-SOFTMAX: tile.kernel
+
+// HOST-SOFTMAX-NOT: tile.async_copy
+// HOST-SOFTMAX: tile.kernel
