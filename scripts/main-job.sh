@@ -22,7 +22,9 @@ done < <("$bin/tessera" plugins | sed -n 's/^  device [0-9]*: .*(\([^)]*\)).*/\1
 [ ${#targets[@]} -gt 0 ] || { echo "main-job: no usable device found" >&2; exit 1; }
 # The host CPU image also serves as the reference for accelerator runs.
 host="$("$bin/tessera" plugins | sed -n 's/^  device [0-9]*: .*(\(x86_64[^:)]*\|aarch64[^:)]*\).*/\1/p' | head -n1)"
-[ -n "$host" ] && targets+=(--target "$host")
+if [ -n "$host" ] && [[ " ${targets[*]} " != *" $host:"* ]]; then
+  targets+=(--target "$host")
+fi
 
 mkdir -p build/main-job
 "$bin/tessera" compile examples/gemm_relu.mlir "${targets[@]}" -o build/main-job/gemm_relu.tsb --time
