@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -412,10 +413,75 @@ struct CopyLowering : TilePattern<tile::CopyOp> {
   }
 };
 
-/// tile.gemm: i-k-j loop order so the innermost loop streams rows of B and C
-/// (vectorizable), with multiply-adds allowed to contract into FMAs.
+/// tile.gemm: for f32 accumulation with float inputs and a row-major B, a
+/// register-blocked micro-kernel (below); otherwise i-k-j loops whose
+/// innermost loop streams rows of B and C (vectorizable), with multiply-adds
+/// allowed to contract into FMAs.
 struct GemmLowering : TilePattern<tile::GemmOp> {
   using TilePattern::TilePattern;
+
+  /// Rows and columns of C one micro-kernel step keeps in registers: 4 rows
+  /// of vector<32xf32> are 8 zmm (AVX-512) or 16 ymm (AVX2) accumulators,
+  /// enough independent FMA chains to hide the FMA latency.
+  static constexpr int64_t kMR = 4, kNR = 32;
+
+  /// C[i0:i0+MR, j0:j0+NR] += A[i0:i0+MR, :] * B[:, j0:j0+NR] with the MR
+  /// accumulator vectors carried through the K loop (K innermost): per k,
+  /// one vector load of a B row, MR broadcasts of A elements and MR FMAs.
+  /// f16/bf16 inputs are widened to f32 on load. Applies when the C tile
+  /// divides into MR x NR blocks, B is not transposed, and everything
+  /// accumulates in f32 from float inputs; fails (emitting nothing) else.
+  static LogicalResult emitMicroKernel(OpBuilder &rw, Location loc,
+                                       tile::GemmOp op, Value A, Value B,
+                                       Value C, int64_t m, int64_t n,
+                                       int64_t k) {
+    Type acc = tileTypeOf(op.getC()).getElementType();
+    Type aElem = tileTypeOf(op.getA()).getElementType();
+    Type bElem = tileTypeOf(op.getB()).getElementType();
+    if (!acc.isF32() || !isa<FloatType>(aElem) || !isa<FloatType>(bElem) ||
+        aElem.getIntOrFloatBitWidth() > 32 ||
+        bElem.getIntOrFloatBitWidth() > 32 || op.getTransposeB() ||
+        m % kMR != 0 || n % kNR != 0 || k < 1)
+      return failure();
+    bool transA = op.getTransposeA();
+    auto accVec = VectorType::get({kNR}, acc);
+    auto bVec = VectorType::get({kNR}, bElem);
+    loopNest(rw, loc, {m / kMR, n / kNR}, [&](OpBuilder &b, Location l,
+                                              ValueRange blk) {
+      Value i0 = arith::MulIOp::create(b, l, blk[0], idx(b, l, kMR));
+      Value j0 = arith::MulIOp::create(b, l, blk[1], idx(b, l, kNR));
+      SmallVector<Value> rows, init;
+      for (int64_t r = 0; r < kMR; ++r) {
+        rows.push_back(arith::AddIOp::create(b, l, i0, idx(b, l, r)));
+        init.push_back(vector::LoadOp::create(b, l, accVec, C,
+                                              ValueRange{rows[r], j0}));
+      }
+      auto kLoop = scf::ForOp::create(
+          b, l, idx(b, l, 0), idx(b, l, k), idx(b, l, 1), init,
+          [&](OpBuilder &kb, Location kl, Value kk, ValueRange accs) {
+            Value bv = vector::LoadOp::create(kb, kl, bVec, B,
+                                              ValueRange{kk, j0});
+            if (bElem != acc)
+              bv = arith::ExtFOp::create(kb, kl, accVec, bv);
+            SmallVector<Value> next;
+            for (int64_t r = 0; r < kMR; ++r) {
+              SmallVector<Value> aIdx = {rows[r], kk};
+              if (transA)
+                std::swap(aIdx[0], aIdx[1]);
+              Value av = convertScalar(
+                  kb, kl, memref::LoadOp::create(kb, kl, A, aIdx), acc);
+              Value splat = vector::BroadcastOp::create(kb, kl, accVec, av);
+              next.push_back(vector::FMAOp::create(kb, kl, splat, bv, accs[r]));
+            }
+            scf::YieldOp::create(kb, kl, next);
+          });
+      for (int64_t r = 0; r < kMR; ++r)
+        vector::StoreOp::create(b, l, kLoop.getResult(r), C,
+                                ValueRange{rows[r], j0});
+    });
+    return success();
+  }
+
   LogicalResult matchAndRewrite(tile::GemmOp op, OpAdaptor a,
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
@@ -435,6 +501,10 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
     if (op.getClear())
       fillBuffer(rw, loc, C, zeroOf(rw, loc, acc));
     bool isFloat = isa<FloatType>(acc);
+    if (succeeded(emitMicroKernel(rw, loc, op, A, B, C, m, n, k))) {
+      rw.eraseOp(op);
+      return success();
+    }
     auto fm = arith::FastMathFlagsAttr::get(rw.getContext(),
                                             arith::FastMathFlags::contract);
     loopNest(rw, loc, {m, k}, [&](OpBuilder &b, Location l, ValueRange ik) {
@@ -638,7 +708,8 @@ struct AtomicLowering : TilePattern<tile::AtomicOp> {
 LogicalResult tessera::cpu::lowerTileToLoops(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<func::FuncDialect, memref::MemRefDialect, scf::SCFDialect,
-                   arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect>();
+                   arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect,
+                   vector::VectorDialect>();
   TileTypeConverter converter;
   for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
     if (f.isExternal())
@@ -651,7 +722,8 @@ LogicalResult tessera::cpu::lowerTileToLoops(ModuleOp module) {
   target.addIllegalDialect<tile::TileDialect>();
   target.addLegalDialect<func::FuncDialect, memref::MemRefDialect,
                          scf::SCFDialect, arith::ArithDialect,
-                         math::MathDialect, LLVM::LLVMDialect>();
+                         math::MathDialect, LLVM::LLVMDialect,
+                         vector::VectorDialect>();
   target.addLegalOp<UnrealizedConversionCastOp>();
   RewritePatternSet patterns(ctx);
   patterns.add<ReturnLowering, DimLowering, KernelLowering, AllocLowering,
