@@ -147,12 +147,12 @@ void runGemm(Example &ex, bool relu, double tolerance) {
     ex.kernel().launch({A.tensor(dtypeOf<T>(), {s.m, s.k}),
                         B.tensor(dtypeOf<T>(), {s.k, s.n}),
                         C.tensor(dtypeOf<T>(), {s.m, s.n})});
-    std::vector<double> ref(s.m * s.n, 0.0);
+    std::vector<double> ref(s.m * s.n, 0.0), ad = toDouble(a), bd = toDouble(b);
     for (int64_t i = 0; i < s.m; ++i)
       for (int64_t kk = 0; kk < s.k; ++kk) {
-        double av = static_cast<double>(a[i * s.k + kk]);
+        double av = ad[i * s.k + kk];
         for (int64_t j = 0; j < s.n; ++j)
-          ref[i * s.n + j] += av * static_cast<double>(b[kk * s.n + j]);
+          ref[i * s.n + j] += av * bd[kk * s.n + j];
       }
     if (relu)
       for (double &x : ref)
@@ -289,16 +289,17 @@ TEST(CpuExamples, FlashAttentionFwd) {
                         tessera_arg_i64(TESSERA_DTYPE_I32, s.causal ? 1 : 0),
                         tessera_arg_f32(smScale)});
     std::vector<double> ref(count), scores(s.seq);
+    std::vector<double> qd = toDouble(q), kd = toDouble(k), vd = toDouble(v);
     for (int64_t bh = 0; bh < s.batch * s.heads; ++bh) {
-      const half *qb = &q[bh * s.seq * D], *kb = &k[bh * s.seq * D],
-                 *vb = &v[bh * s.seq * D];
+      const double *qb = &qd[bh * s.seq * D], *kb = &kd[bh * s.seq * D],
+                   *vb = &vd[bh * s.seq * D];
       for (int64_t i = 0; i < s.seq; ++i) {
         int64_t keys = s.causal ? i + 1 : s.seq;
         double mx = -INFINITY;
         for (int64_t j = 0; j < keys; ++j) {
           double dot = 0;
           for (int64_t d = 0; d < D; ++d)
-            dot += double(qb[i * D + d]) * double(kb[j * D + d]);
+            dot += qb[i * D + d] * kb[j * D + d];
           scores[j] = dot * double(smScale);
           mx = std::max(mx, scores[j]);
         }
@@ -308,7 +309,7 @@ TEST(CpuExamples, FlashAttentionFwd) {
         double *o = &ref[(bh * s.seq + i) * D];
         for (int64_t j = 0; j < keys; ++j)
           for (int64_t d = 0; d < D; ++d)
-            o[d] += scores[j] / sum * double(vb[j * D + d]);
+            o[d] += scores[j] / sum * vb[j * D + d];
       }
     }
     EXPECT_LE(relError(toDouble(download<half>(O, count)), ref), 5e-3);
