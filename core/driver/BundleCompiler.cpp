@@ -107,7 +107,12 @@ LogicalResult tessera::compileBundle(const BundleRequest &request,
     img.imageKind = imageKindFor(image.image.imageKind);
     img.offloadKind = offloadKindFor(image.target.triple);
     img.setString(bundle::kTripleKey, image.target.triple);
-    img.setString(bundle::kArchKey, image.target.chip.empty() ? "generic" : image.target.chip);
+    // A CPU image cross-compiled for another machine targets no particular
+    // chip of that machine: "host" would be a lie there.
+    std::string arch = image.target.chip;
+    if (arch.empty() || (arch == "host" && image.target.triple != hostTriple()))
+      arch = "generic";
+    img.setString(bundle::kArchKey, arch);
     img.setString(bundle::kKernelsKey, bundle::printKernelMetadata(image.kernels));
     img.setString(bundle::kVersionKey, TESSERA_VERSION);
     img.setString("tessera.source", source->getBuffer().str());
