@@ -1,6 +1,5 @@
 //===- CudaCompilerPlugin.cpp - the cuda backend's compile side -----------===//
 
-#include "GemmFastPath.h"
 #include "LowerTileToGpu.h"
 #include "NvptxCodegen.h"
 
@@ -24,9 +23,7 @@ public:
     // Kernels of the canonical GEMM shape get the tensor-core kernel; the
     // rest take the SIMT path.
     std::vector<std::pair<std::string, unsigned>> shared;
-    if (mlir::failed(tessera::cuda::lowerGemmFastPaths(module, target, shared)))
-      return mlir::failure();
-    if (mlir::failed(tessera::cuda::lowerTileToGpu(module, shared)))
+    if (mlir::failed(tessera::cuda::lowerTileToGpu(module, target.chip, shared)))
       return mlir::failure();
     if (mlir::failed(tessera::cuda::emitCubin(module, target, options,
                                               image.bytes, image.imageKind)))

@@ -3,22 +3,24 @@
 #ifndef TESSERA_BACKENDS_CUDA_GEMMFASTPATH_H
 #define TESSERA_BACKENDS_CUDA_GEMMFASTPATH_H
 
-#include "tessera/plugin/compiler_plugin.h"
-
-#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace tessera::cuda {
 
-/// Replaces every tile.func of the canonical GEMM shape with a tensor-core
-/// kernel (LLVM dialect) in the gpu.module; leaves the others for the SIMT
-/// path. Records their dynamic shared memory in `sharedBytes`.
-mlir::LogicalResult
-lowerGemmFastPaths(mlir::ModuleOp module, const CompileTarget &target,
-                   std::vector<std::pair<std::string, unsigned>> &sharedBytes);
+/// Looks in `fn` (a gpu.func whose body still holds the tile ops, with
+/// tensor values defined by casts of their memrefs) for the canonical GEMM:
+///   %Cf = alloc fragment; clear %Cf
+///   pipelined %kt { copy A[r, k0] -> %As; copy B[k0, c] -> %Bs; gemm %As, %Bs, %Cf }
+///   [parallel regions that only load/store %Cf[i, j]]
+///   copy %Cf -> C[r, c]
+/// and replaces it by a tensor-core mainloop: a cp.async multi-stage
+/// pipeline into swizzled shared memory, ldmatrix, mma.sync m16n8k16 with
+/// the accumulators in registers, and the epilogue applied per register.
+/// Returns the bytes of dynamic shared memory it uses from offset 0 (0 when
+/// the kernel does not match and is left alone).
+int64_t lowerCanonicalGemm(mlir::gpu::GPUFuncOp fn, llvm::StringRef chip);
 
 } // namespace tessera::cuda
 

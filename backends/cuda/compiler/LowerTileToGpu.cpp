@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerTileToGpu.h"
+#include "GemmFastPath.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
 
@@ -207,9 +208,9 @@ Value buildTensorMemref(OpBuilder &b, Location loc, MemRefType type, Value ptr,
 /// Places every shared/fragment alloc of `f` at an offset in dynamic shared
 /// memory (no reuse yet: the core planner will provide lifetimes). Returns
 /// the total size in bytes.
-int64_t planSharedMemory(tile::FuncOp f) {
-  int64_t offset = 0;
-  f.walk([&](tile::AllocOp alloc) {
+int64_t planSharedMemory(Operation *f, int64_t start) {
+  int64_t offset = start;
+  f->walk([&](tile::AllocOp alloc) {
     auto t = cast<tile::TileType>(alloc.getType());
     if (t.isLocal())
       return;
@@ -219,14 +220,14 @@ int64_t planSharedMemory(tile::FuncOp f) {
     int64_t bytes = (numElements(t.getShape()) * bits + 7) / 8;
     offset = llvm::alignTo(offset, kSmemAlign);
     alloc->setAttr(kSmemOffsetAttr,
-                   IntegerAttr::get(IndexType::get(f.getContext()), offset));
+                   IntegerAttr::get(IndexType::get(f->getContext()), offset));
     offset += bytes;
   });
   return offset;
 }
 
 LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
-                              const TypeConverter &converter,
+                              const TypeConverter &converter, StringRef chip,
                               int64_t &sharedBytes) {
   MLIRContext *ctx = f.getContext();
   Location loc = f.getLoc();
@@ -234,7 +235,6 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
   f.walk([&](tile::KernelOp k) { kernel = k; });
   if (!kernel)
     return f.emitOpError("launches no tile.kernel");
-  sharedBytes = planSharedMemory(f);
 
   // Parameter list: the slots.
   SmallVector<Type> params;
@@ -264,7 +264,6 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
   fn.setKnownBlockSizeAttr(
       DenseI32ArrayAttr::get(ctx, {(int32_t)threads, 1, 1}));
   fn->setAttr(kThreadsAttr, b.getI64IntegerAttr(threads));
-  fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
 
   Block *entry = &fn.getBody().front();
   b.setInsertionPointToStart(entry);
@@ -293,6 +292,11 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
   }
   entry->getOperations().splice(entry->end(), old.getOperations());
   f.erase();
+  // Tensor-core kernel for the canonical GEMM, then the SIMT path's tiles
+  // after its buffers.
+  int64_t fastBytes = tessera::cuda::lowerCanonicalGemm(fn, chip);
+  sharedBytes = planSharedMemory(fn, fastBytes);
+  fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
   return success();
 }
 
@@ -782,7 +786,8 @@ struct AtomicLowering : TilePattern<tile::AtomicOp> {
 } // namespace
 
 LogicalResult tessera::cuda::lowerTileToGpu(
-    ModuleOp module, std::vector<std::pair<std::string, unsigned>> &shared) {
+    ModuleOp module, llvm::StringRef chip,
+    std::vector<std::pair<std::string, unsigned>> &shared) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
                    arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect>();
@@ -803,7 +808,7 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       return f.emitOpError("has no body to compile");
     std::string name = f.getSymName().str();
     int64_t bytes = 0;
-    if (failed(rewriteFunction(f, gpuModule, converter, bytes)))
+    if (failed(rewriteFunction(f, gpuModule, converter, chip, bytes)))
       return failure();
     shared.emplace_back(name, (unsigned)bytes);
   }

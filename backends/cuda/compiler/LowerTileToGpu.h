@@ -25,10 +25,11 @@ inline constexpr llvm::StringLiteral kKernelSymbolPrefix = "tessera_kernel_";
 inline constexpr llvm::StringLiteral kGpuModuleName = "tessera_kernels";
 
 /// Lowers every tile.func of `module` into a gpu.func of the gpu.module
-/// `kGpuModuleName` (created if absent). `sharedBytes` receives the dynamic
+/// `kGpuModuleName` (created if absent); kernels of the canonical GEMM
+/// shape get the tensor-core mainloop (GemmFastPath.h). `sharedBytes` receives the dynamic
 /// shared memory each kernel needs, by tile.func name.
 mlir::LogicalResult
-lowerTileToGpu(mlir::ModuleOp module,
+lowerTileToGpu(mlir::ModuleOp module, llvm::StringRef chip,
                std::vector<std::pair<std::string, unsigned>> &sharedBytes);
 
 } // namespace tessera::cuda

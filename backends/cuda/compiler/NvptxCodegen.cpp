@@ -328,5 +328,12 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
     return emitError(loc) << "cannot read the cubin ptxas wrote";
   bytes.assign((*cubin)->getBufferStart(), (*cubin)->getBufferEnd());
   imageKind = "cubin";
+  if (!options.dumpDir.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(options.dumpDir + "/kernel." + chip + ".cubin", ec,
+                            llvm::sys::fs::OF_None);
+    if (!ec)
+      os.write(bytes.data(), bytes.size());
+  }
   return success();
 }
