@@ -5,12 +5,9 @@
 #include "tessera/bundle/Bundle.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/Triple.h"
 
 using namespace mlir;
 using namespace tessera;
@@ -18,14 +15,6 @@ using namespace tessera;
 #ifndef TESSERA_VERSION
 #define TESSERA_VERSION "0.1.0"
 #endif
-
-std::string tessera::hostTriple() {
-  llvm::Triple t(llvm::sys::getProcessTriple());
-  // Normalise Debian's "x86_64-pc-linux-gnu" to the spelling manifests use.
-  if (t.getVendor() == llvm::Triple::PC)
-    t.setVendor(llvm::Triple::UnknownVendor);
-  return t.str();
-}
 
 static bundle::ImageKind imageKindFor(llvm::StringRef name) {
   return llvm::StringSwitch<bundle::ImageKind>(name)
@@ -67,16 +56,14 @@ LogicalResult tessera::compileBundle(const BundleRequest &request,
     targets.push_back(*t);
   }
 
-  // Everything that decides the bundle's bytes.
-  std::vector<std::string> keyParts = {
-      "tessera " TESSERA_VERSION, "llvm " LLVM_VERSION_STRING,
-      source->getBuffer().str(),
-      "O" + std::to_string(request.options.optLevel)};
-  for (const CompileTarget &t : targets) {
-    keyParts.push_back(t.triple + ":" + t.chip);
-    keyParts.push_back(plugins.versionFor(t.triple));
-  }
-  std::string key = CompileCache::key(keyParts);
+  // The key the `tessera` tool also computes, without LLVM (CompileKey.h).
+  std::vector<TargetSpec> keyTargets;
+  for (const CompileTarget &t : targets)
+    keyTargets.push_back({t.triple, t.chip});
+  std::string key =
+      compileCacheKey(source->getBuffer().str(), request.options.optLevel,
+                      keyTargets, plugins.manifests());
+  result.key = key;
   bool useCache = cache.enabled() && !request.options.printIRAfterAll &&
                   request.options.dumpDir.empty();
   if (useCache) {

@@ -18,10 +18,12 @@ struct BundleResult {
   std::string bytes;
   /// "hit", "miss", "corrupt" (recompiled) or "off".
   std::string cacheState = "off";
+  /// The compile cache key of the request (CompileKey.h).
+  std::string key;
 };
 
-/// The triple of the machine this runs on, e.g. x86_64-unknown-linux-gnu.
-std::string hostTriple();
+// hostTriple() (the default target) comes from CompileKey.h, which the
+// tool shares.
 
 /// Compiles a source file for every requested target into one bundle,
 /// through the compile cache when it is enabled. Diagnostics go to the

@@ -3,6 +3,7 @@
 #define TESSERA_CORE_DRIVER_PLUGINREGISTRY_H
 
 #include "Compile.h"
+#include "CompileKey.h"
 
 #include <map>
 #include <mutex>
@@ -15,6 +16,8 @@ namespace tessera {
 class CompilerPluginRegistry {
 public:
   CompilerPluginRegistry();
+  /// Serves the plugins of `index` (tests, and the tool's own search path).
+  explicit CompilerPluginRegistry(CompilerPluginIndex index);
 
   /// Loads the compiler plugin serving `target.triple` and fills in
   /// `target.descriptionPath` for its chip. Errors name what was searched.
@@ -25,19 +28,17 @@ public:
   std::string versionFor(llvm::StringRef triple) const;
 
   /// The folders searched, in order.
-  const std::vector<std::string> &searchPath() const { return dirs; }
+  const std::vector<std::string> &searchPath() const {
+    return index.searchPath();
+  }
+  /// The manifests read, which also decide the compile cache key.
+  const CompilerPluginIndex &manifests() const { return index; }
+
+  /// lib/tessera/plugins beside libtessera_compiler.so.
+  static std::string defaultPluginDir();
 
 private:
-  struct Entry {
-    std::string name, version, library, manifestPath;
-    std::vector<std::string> triples;
-    std::vector<std::pair<std::string, std::string>> targets;
-  };
-  const Entry *find(llvm::StringRef triple) const;
-
-  std::vector<std::string> dirs;
-  std::vector<Entry> entries;
-  std::vector<std::string> problems;
+  CompilerPluginIndex index;
   std::map<std::string, std::shared_ptr<LoadedCompilerPlugin>> loaded;
   std::mutex mutex;
 };

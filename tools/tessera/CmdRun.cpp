@@ -14,9 +14,7 @@
 
 #include "Commands.h"
 #include "HostTensor.h"
-#ifdef TESSERA_HAVE_COMPILER
 #include "HostReference.h"
-#endif
 
 #include "tessera/bundle/Bundle.h"
 #include "tessera/bundle/GridExpr.h"
@@ -324,7 +322,6 @@ int run(const RunOptions &o) {
       checkState = "skipped (the bundle has no host CPU image to compare with)";
     }
   } else if (o.check) {
-#ifdef TESSERA_HAVE_COMPILER
     // On the host the reference is the tile interpreter run on the source
     // the bundle carries: an independent reading of the kernel's semantics.
     std::vector<HostTensor> ref;
@@ -336,10 +333,6 @@ int run(const RunOptions &o) {
     } else {
       checkState = "skipped (" + why + ")";
     }
-#else
-    checkState = "skipped (this tessera was built without the compiler, "
-                 "which holds the reference interpreter)";
-#endif
   }
 
   for (int i = 0; i < o.warmup; ++i)

@@ -1,12 +1,13 @@
 //===- HostReference.cpp - reference results from a bundle's source -------===//
+//
+// The tile interpreter lives in libtessera_compiler.so, which the tool loads
+// only here (CompilerLibrary.h); without it the check is skipped.
+//
+//===----------------------------------------------------------------------===//
 
 #include "HostReference.h"
 
-#include "Compile.h"
-#include "TileInterpreter.h"
-
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
+#include "CompilerLibrary.h"
 
 using namespace tessera;
 using namespace tessera::tool;
@@ -21,52 +22,38 @@ bool tessera::tool::computeReference(const std::string &source,
     why = "the bundle carries no tile source";
     return false;
   }
-  mlir::DialectRegistry registry;
-  registerTileModuleDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &ctx);
-  if (!module) {
-    why = "the bundle's tile source does not parse";
+  std::string loadError;
+  const CompilerLibrary *compiler = loadCompilerLibrary(loadError);
+  if (!compiler) {
+    why = "no compiler library for the reference";
     return false;
   }
-  tile::FuncOp func;
-  for (auto f : module->getOps<tile::FuncOp>())
-    if (f.getSymName() == kernel)
-      func = f;
-  if (!func) {
-    why = "the bundle's source has no tile.func @" + kernel;
-    return false;
-  }
-  std::vector<reference::Arg> args;
-  size_t t = 0, s = 0;
-  for (mlir::Type type : func.getArgumentTypes()) {
-    reference::Arg a;
-    if (mlir::isa<tile::GlobalTensorType>(type)) {
-      const HostTensor &h = tensors[t++];
-      a.isTensor = true;
-      a.dims = h.dims;
-      a.data.resize(h.numElements());
-      for (int64_t i = 0; i < h.numElements(); ++i)
-        a.data[i] = h.get(i);
-    } else {
-      const tessera_scalar_arg &sc = scalars[s++].u.scalar;
-      a.scalar = sc.dtype == TESSERA_DTYPE_F32   ? sc.value.f32
-                 : sc.dtype == TESSERA_DTYPE_F64 ? sc.value.f64
-                                                 : double(sc.value.i);
-    }
-    args.push_back(std::move(a));
-  }
-  if (!reference::interpret(func, args, why))
-    return false;
-  out = tensors;
-  t = 0;
-  for (reference::Arg &a : args) {
-    if (!a.isTensor)
-      continue;
-    HostTensor &h = out[t++];
+  std::vector<std::vector<double>> data(tensors.size());
+  std::vector<tessera_reference_tensor> refs(tensors.size());
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const HostTensor &h = tensors[t];
+    data[t].resize(size_t(h.numElements()));
     for (int64_t i = 0; i < h.numElements(); ++i)
-      h.set(i, a.data[i]);
+      data[t][size_t(i)] = h.get(i);
+    refs[t] = {h.dims.data(), h.dims.size(), data[t].data()};
   }
+  std::vector<double> values;
+  for (const tessera_arg &arg : scalars) {
+    const tessera_scalar_arg &sc = arg.u.scalar;
+    values.push_back(sc.dtype == TESSERA_DTYPE_F32   ? double(sc.value.f32)
+                     : sc.dtype == TESSERA_DTYPE_F64 ? sc.value.f64
+                                                     : double(sc.value.i));
+  }
+  char message[512] = "";
+  if (compiler->reference(source.data(), source.size(), kernel.c_str(),
+                          refs.data(), refs.size(), values.data(),
+                          values.size(), message, sizeof(message)) != 0) {
+    why = message[0] ? message : "the reference interpreter failed";
+    return false;
+  }
+  out = tensors;
+  for (size_t t = 0; t < out.size(); ++t)
+    for (int64_t i = 0; i < out[t].numElements(); ++i)
+      out[t].set(i, data[t][size_t(i)]);
   return true;
 }

@@ -10,8 +10,8 @@ namespace tessera::tool {
 
 /// Computes the expected tensors of `kernel` by interpreting the tile source
 /// the bundle image carries (`tessera.source`) on the same inputs. Returns
-/// false with `why` when no reference can be computed (no source, compiler
-/// not built in, an op the interpreter lacks).
+/// false with `why` when no reference can be computed (no source, no
+/// compiler library to load, an op the interpreter lacks).
 bool computeReference(const std::string &source, const std::string &kernel,
                       const std::vector<HostTensor> &tensors,
                       const std::vector<tessera_arg> &scalars,

@@ -14,10 +14,8 @@ using namespace tessera::tool;
 namespace {
 
 const Command kCommands[] = {
-#ifdef TESSERA_HAVE_COMPILER
     {"compile", "<kernel.mlir>", "compile a kernel for targets into a bundle",
      runCompile},
-#endif
     {"run", "<bundle.tsb>", "run a kernel on random inputs, check and time it",
      runRun},
     {"plugins", "", "list runtime plugins, their state and their devices",
