@@ -1,14 +1,20 @@
 //===- GemmBench.cpp - tessera f32 GEMM on the CPU against OpenBLAS -------===//
 //
 //   tessera-bench-cpu-gemm [--sizes 256,512,1024,2048] [--threads 1,2]
+//                          [--rounds 5] [--kernel file.mlir]
 //
-// Compiles examples/gemm_f32.mlir for the host with `tessera compile`, then
-// runs one child process per thread count: TESSERA_CPU_THREADS is read once,
-// when the CPU plugin initializes, so each thread count needs a fresh
-// process. The child sets OpenBLAS to the same thread count
-// (openblas_set_num_threads), times both GEMMs on the same inputs (best of
-// several runs after a warm-up), checks that they agree, and prints one JSON
-// object per size. The parent prints a JSON array of all of them.
+// Compiles examples/gemm_f32.mlir (or --kernel: any tile.func with the same
+// signature, C = A * B on f32 [M,K] x [K,N]) for the host with
+// `tessera compile`, then runs one child process per thread count:
+// TESSERA_CPU_THREADS is read once, when the CPU plugin initializes, so each
+// thread count needs a fresh process. The child sets OpenBLAS to the same
+// thread count (openblas_set_num_threads) and, after a warm-up of each, times
+// both GEMMs on the same inputs in interleaved rounds (tessera, OpenBLAS,
+// tessera, ...; each round the best of two runs), so both see the same
+// machine load. It reports the medians over the rounds (GFLOP/s of each and
+// the median of the per-round ratios), the best of each, the load average
+// before and after, checks that they agree, and prints one JSON object per
+// size. The parent prints a JSON array of all of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +27,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <cctype>
 #include <random>
 #include <sstream>
 #include <string>
@@ -47,11 +56,11 @@ double seconds() {
       .count();
 }
 
-/// Best time in seconds of `fn` over enough runs to fill ~0.6 s (>= 3 runs).
-template <typename Fn> double bestTime(Fn fn) {
-  fn(); // warm-up
+/// Best time in seconds of `fn` over `runs` runs, at least ~`minSeconds` in
+/// all (small sizes take many runs).
+template <typename Fn> double bestTime(Fn fn, int runs, double minSeconds) {
   double best = 1e30, total = 0;
-  for (int i = 0; i < 3 || (total < 0.6 && i < 200); ++i) {
+  for (int i = 0; i < runs || (total < minSeconds && i < 200); ++i) {
     double t0 = seconds();
     fn();
     double dt = seconds() - t0;
@@ -61,7 +70,40 @@ template <typename Fn> double bestTime(Fn fn) {
   return best;
 }
 
-int child(const std::string &bundle, int threads, const std::vector<int> &sizes) {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double loadAverage() {
+  double l = -1;
+  if (FILE *f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &l) != 1)
+      l = -1;
+    std::fclose(f);
+  }
+  return l;
+}
+
+/// The name of the first tile.func in `path`.
+std::string kernelName(const std::string &path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  size_t at = text.find("tile.func @");
+  if (at == std::string::npos)
+    return "gemm_f32";
+  at += 11;
+  size_t end = at;
+  while (end < text.size() && (std::isalnum((unsigned char)text[end]) ||
+                               text[end] == '_'))
+    ++end;
+  return text.substr(at, end - at);
+}
+
+int child(const std::string &bundle, const std::string &name, int threads,
+          const std::vector<int> &sizes, int rounds) {
   tessera_runtime_options options = {};
   options.plugin_path = TESSERA_PLUGIN_DIR;
   tessera::Runtime rt = tessera::Runtime::create(&options);
@@ -75,7 +117,7 @@ int child(const std::string &bundle, int threads, const std::vector<int> &sizes)
   }
   tessera::Device dev(cpu);
   tessera::Module module = dev.loadBundle(bundle);
-  tessera::Kernel kernel = module.kernel("gemm_f32");
+  tessera::Kernel kernel = module.kernel(name);
   openblas_set_num_threads(threads);
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -95,25 +137,42 @@ int child(const std::string &bundle, int threads, const std::vector<int> &sizes)
     std::vector<tessera_arg> args = {A.tensor(TESSERA_DTYPE_F32, {N, N}),
                                      B.tensor(TESSERA_DTYPE_F32, {N, N}),
                                      C.tensor(TESSERA_DTYPE_F32, {N, N})};
-    double tTessera = bestTime([&] { kernel.launch(args); });
-    double tBlas = bestTime([&] {
+    auto runTessera = [&] { kernel.launch(args); };
+    auto runBlas = [&] {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
                   a.data(), n, b.data(), n, 0.0f, ref.data(), n);
-    });
+    };
+    double flops = 2.0 * n * n * n;
+    double load0 = loadAverage();
+    runTessera(); // warm-ups
+    runBlas();
+    std::vector<double> gTs, gBs, ratios;
+    for (int r = 0; r < rounds; ++r) {
+      double gT = flops / bestTime(runTessera, 2, 0.1) * 1e-9;
+      double gB = flops / bestTime(runBlas, 2, 0.1) * 1e-9;
+      gTs.push_back(gT);
+      gBs.push_back(gB);
+      ratios.push_back(gT / gB);
+    }
+    double load1 = loadAverage();
     C.read(c.data(), count * 4);
     double num = 0, den = 0;
     for (size_t i = 0; i < count; ++i) {
       num += double(c[i] - ref[i]) * (c[i] - ref[i]);
       den += double(ref[i]) * ref[i];
     }
-    double flops = 2.0 * n * n * n;
-    double gT = flops / tTessera * 1e-9, gB = flops / tBlas * 1e-9;
-    std::printf("%s  {\"bench\": \"cpu_gemm_f32\", \"size\": %d, \"threads\": "
-                "%d, \"tessera_gflops\": %.2f, \"openblas_gflops\": %.2f, "
-                "\"ratio\": %.3f, \"tessera_ms\": %.3f, \"openblas_ms\": %.3f, "
-                "\"rel_error\": %.2e}",
-                first ? "" : ",\n", n, threads, gT, gB, gT / gB,
-                tTessera * 1e3, tBlas * 1e3, std::sqrt(num / den));
+    double gT = median(gTs), gB = median(gBs);
+    std::printf("%s  {\"bench\": \"cpu_gemm_f32\", \"kernel\": \"%s\", "
+                "\"size\": %d, \"threads\": %d, \"rounds\": %d, "
+                "\"tessera_gflops\": %.2f, \"openblas_gflops\": %.2f, "
+                "\"ratio\": %.3f, \"tessera_best_gflops\": %.2f, "
+                "\"openblas_best_gflops\": %.2f, \"tessera_ms\": %.3f, "
+                "\"openblas_ms\": %.3f, \"load_before\": %.2f, "
+                "\"load_after\": %.2f, \"rel_error\": %.2e}",
+                first ? "" : ",\n", name.c_str(), n, threads, rounds, gT, gB,
+                median(ratios), *std::max_element(gTs.begin(), gTs.end()),
+                *std::max_element(gBs.begin(), gBs.end()), flops / gT * 1e-6,
+                flops / gB * 1e-6, load0, load1, std::sqrt(num / den));
     std::fflush(stdout);
     first = false;
   }
@@ -124,26 +183,32 @@ int child(const std::string &bundle, int threads, const std::vector<int> &sizes)
 
 int main(int argc, char **argv) {
   std::vector<int> sizes = {256, 512, 1024, 2048}, threads = {1, 2};
-  std::string bundle;
-  int childThreads = 0;
+  std::string bundle, source = TESSERA_EXAMPLES_DIR "/gemm_f32.mlir";
+  int childThreads = 0, rounds = 5;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--sizes" && i + 1 < argc)
       sizes = parseList(argv[++i]);
     else if (a == "--threads" && i + 1 < argc)
       threads = parseList(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc)
+      rounds = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--kernel" && i + 1 < argc)
+      source = argv[++i];
     else if (a == "--child" && i + 2 < argc) {
       childThreads = std::atoi(argv[++i]);
       bundle = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--sizes 256,512] [--threads 1,2]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--sizes 256,512] [--threads 1,2] [--rounds 5] "
+                   "[--kernel file.mlir]\n",
                    argv[0]);
       return 2;
     }
   }
   try {
     if (childThreads)
-      return child(bundle, childThreads, sizes);
+      return child(bundle, kernelName(source), childThreads, sizes, rounds);
   } catch (const tessera::Error &e) {
     std::fprintf(stderr, "tessera: %s\n", e.what());
     return 1;
@@ -154,10 +219,10 @@ int main(int argc, char **argv) {
     return 1;
   bundle = std::string(dir) + "/gemm_f32.tsb";
   std::string cmd = std::string("TESSERA_PLUGIN_PATH='") + TESSERA_PLUGIN_DIR +
-                    "' '" TESSERA_TOOL "' compile '" TESSERA_EXAMPLES_DIR
-                    "/gemm_f32.mlir' --no-cache -o '" + bundle + "'";
+                    "' '" TESSERA_TOOL "' compile '" + source +
+                    "' --no-cache -o '" + bundle + "'";
   if (std::system(cmd.c_str()) != 0) {
-    std::fprintf(stderr, "compiling gemm_f32.mlir failed\n");
+    std::fprintf(stderr, "compiling %s failed\n", source.c_str());
     return 1;
   }
   std::string sizeList;
@@ -174,9 +239,10 @@ int main(int argc, char **argv) {
     pid_t pid = fork();
     if (pid == 0) {
       setenv("TESSERA_CPU_THREADS", std::to_string(t).c_str(), 1);
-      std::string ts = std::to_string(t);
-      execl("/proc/self/exe", argv[0], "--sizes", sizeList.c_str(), "--child",
-            ts.c_str(), bundle.c_str(), (char *)nullptr);
+      std::string ts = std::to_string(t), rs = std::to_string(rounds);
+      execl("/proc/self/exe", argv[0], "--sizes", sizeList.c_str(), "--rounds",
+            rs.c_str(), "--kernel", source.c_str(), "--child", ts.c_str(),
+            bundle.c_str(), (char *)nullptr);
       _exit(127);
     }
     int status = 0;
