@@ -10,6 +10,8 @@
 
 #include "../cpu/E2EHelpers.h"
 
+#include "CompileKey.h"
+
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -244,6 +246,85 @@ TEST(CompileCache, NoCacheFlagWritesNothing) {
   for (const std::string &n : listDir(cache))
     EXPECT_FALSE(endsWith(n, ".tsb")) << n;
   EXPECT_EQ(runElementwiseAdd(tmp.file("a.tsb")), "");
+}
+
+/// `tessera <args>` with the test's cache and plugins and the compiler
+/// library at `compilerLibrary` (which may be missing).
+CommandResult tessera(const std::string &args, const std::string &cacheDir,
+                      const std::string &compilerLibrary) {
+  return runCommand("TESSERA_CACHE_DIR='" + cacheDir +
+                    "' TESSERA_PLUGIN_PATH='" TESSERA_PLUGIN_DIR
+                    "' TESSERA_COMPILER_LIBRARY='" + compilerLibrary + "' '" +
+                    TESSERA_TOOL "' " + args);
+}
+
+TEST(CompileCache, ToolKeyNamesTheEntryTheCompilerStored) {
+  TempDir tmp;
+  std::string cache = tmp.file("cache"), log;
+  ASSERT_EQ(compileNow("gemm", tmp.file("a.tsb"), cache, log), 0) << log;
+  EXPECT_NE(log.find("cache: miss"), std::string::npos) << log;
+  std::string key, error;
+  ASSERT_TRUE(tessera::compileCacheKeyForFile(
+      examplePath("gemm"), {}, 3,
+      tessera::CompilerPluginIndex({TESSERA_PLUGIN_DIR}), key, error))
+      << error;
+  EXPECT_EQ(onlyEntry(cache), cache + "/" + key + ".tsb");
+}
+
+TEST(CompileCache, CachedCompileNeedsNoCompilerLibrary) {
+  TempDir tmp;
+  std::string cache = tmp.file("cache"), log;
+  std::string missing = tmp.file("lib/libtessera_compiler.so");
+  std::string src = "'" + examplePath("elementwise_add") + "'";
+  ASSERT_EQ(compileNow("elementwise_add", tmp.file("a.tsb"), cache, log), 0)
+      << log;
+  CommandResult hit = tessera("compile " + src + " --time -o '" +
+                                  tmp.file("b.tsb") + "'",
+                              cache, missing);
+  ASSERT_EQ(hit.exitCode, 0) << hit.output;
+  EXPECT_NE(hit.output.find("cache: hit"), std::string::npos) << hit.output;
+  EXPECT_EQ(readFile(tmp.file("a.tsb")), readFile(tmp.file("b.tsb")));
+  EXPECT_EQ(runElementwiseAdd(tmp.file("b.tsb")), "");
+
+  // Anything not in the cache needs the compiler, and says it is missing.
+  for (const char *flags : {"-O1", "--no-cache", "--print-ir-after-all"}) {
+    CommandResult miss = tessera("compile " + src + " " + flags + " -o '" +
+                                     tmp.file("c.tsb") + "'",
+                                 cache, missing);
+    EXPECT_EQ(miss.exitCode, 1) << flags << ": " << miss.output;
+    EXPECT_NE(miss.output.find("this tessera has no compiler: "
+                               "libtessera_compiler.so not found at " +
+                               missing),
+              std::string::npos)
+        << flags << ": " << miss.output;
+  }
+}
+
+TEST(CompileCache, RunInfoAndPluginsNeedNoCompilerLibrary) {
+  TempDir tmp;
+  std::string cache = tmp.file("cache"), log;
+  std::string missing = tmp.file("libtessera_compiler.so");
+  ASSERT_EQ(compileNow("elementwise_add", tmp.file("a.tsb"), cache, log), 0)
+      << log;
+  std::string bundle = "'" + tmp.file("a.tsb") + "'";
+  CommandResult run = tessera("run " + bundle + " --shape N=1000", cache, missing);
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("check: skipped (no compiler library for the "
+                            "reference)"),
+            std::string::npos)
+      << run.output;
+  // With the compiler library beside the tool, the reference runs.
+  CommandResult checked = tessera("run " + bundle + " --shape N=1000", cache, "");
+  ASSERT_EQ(checked.exitCode, 0) << checked.output;
+  EXPECT_NE(checked.output.find("check: passed (reference: tile interpreter)"),
+            std::string::npos)
+      << checked.output;
+  CommandResult info = tessera("info " + bundle, cache, missing);
+  ASSERT_EQ(info.exitCode, 0) << info.output;
+  EXPECT_NE(info.output.find("elementwise_add"), std::string::npos)
+      << info.output;
+  CommandResult plugins = tessera("plugins", cache, missing);
+  EXPECT_EQ(plugins.exitCode, 0) << plugins.output;
 }
 
 } // namespace

@@ -1,0 +1,115 @@
+//===- CompileCacheTest.cpp - the cache and its key, without LLVM ----------===//
+
+#include "CompileCache.h"
+#include "CompileKey.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace tessera;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/tessera-cache-unit-XXXXXX";
+    path = mkdtemp(tmpl) ? tmpl : "";
+  }
+  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(CompileCache, PutThenGetRoundTrips) {
+  TempDir tmp;
+  CompileCache cache(tmp.path + "/sub/dir");
+  std::string error, payload;
+  EXPECT_EQ(cache.get("k", payload), CompileCache::Lookup::Miss);
+  std::string bytes("bundle\0bytes", 12);
+  ASSERT_TRUE(cache.put("k", bytes, error)) << error;
+  ASSERT_EQ(cache.get("k", payload), CompileCache::Lookup::Hit);
+  EXPECT_EQ(payload, bytes);
+}
+
+TEST(CompileCache, DamagedEntryIsCorrupt) {
+  TempDir tmp;
+  CompileCache cache(tmp.path);
+  std::string error, payload;
+  ASSERT_TRUE(cache.put("k", "payload bytes", error)) << error;
+  std::string good = readFile(cache.entryPath("k"));
+  for (size_t i : {size_t(0), size_t(9), good.size() - 1}) {
+    std::string bad = good;
+    bad[i] ^= 1;
+    std::ofstream(cache.entryPath("k"), std::ios::binary) << bad;
+    EXPECT_EQ(cache.get("k", payload), CompileCache::Lookup::Corrupt) << i;
+  }
+  std::ofstream(cache.entryPath("k"), std::ios::binary) << good.substr(0, 20);
+  EXPECT_EQ(cache.get("k", payload), CompileCache::Lookup::Corrupt);
+}
+
+TEST(CompileCache, DisabledCacheStoresNothing) {
+  CompileCache off{std::string()};
+  std::string error, payload;
+  EXPECT_FALSE(off.enabled());
+  EXPECT_TRUE(off.put("k", "x", error));
+  EXPECT_EQ(off.get("k", payload), CompileCache::Lookup::Miss);
+}
+
+TEST(CompileCache, DefaultFolderFollowsTheEnvironment) {
+  setenv("TESSERA_CACHE_DIR", "/a/b", 1);
+  EXPECT_EQ(CompileCache().directory(), "/a/b");
+  unsetenv("TESSERA_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/x", 1);
+  EXPECT_EQ(CompileCache().directory(), "/x/tessera");
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/h", 1);
+  EXPECT_EQ(CompileCache().directory(), "/h/.cache/tessera");
+  setenv("TESSERA_NO_CACHE", "1", 1);
+  EXPECT_FALSE(CompileCache().enabled());
+  unsetenv("TESSERA_NO_CACHE");
+}
+
+TEST(CompileKey, PartsAreLengthPrefixed) {
+  EXPECT_NE(CompileCache::key({"ab", "c"}), CompileCache::key({"a", "bc"}));
+  EXPECT_EQ(CompileCache::key({"ab", "c"}).size(), 64u);
+}
+
+TEST(CompileKey, EveryInputChangesTheKey) {
+  CompilerPluginIndex none(std::vector<std::string>{});
+  std::vector<TargetSpec> host = {{"x86_64-unknown-linux-gnu", ""}};
+  std::string base = compileCacheKey("src", 3, host, none);
+  EXPECT_EQ(base, compileCacheKey("src", 3, host, none));
+  EXPECT_NE(base, compileCacheKey("src2", 3, host, none));
+  EXPECT_NE(base, compileCacheKey("src", 2, host, none));
+  EXPECT_NE(base, compileCacheKey(
+                      "src", 3, {{"x86_64-unknown-linux-gnu", "znver4"}}, none));
+}
+
+TEST(CompileKey, SplitsTargetSpecs) {
+  TargetSpec t;
+  std::string error;
+  ASSERT_TRUE(splitTargetSpec("nvptx64-nvidia-cuda:sm_90a", t, error));
+  EXPECT_EQ(t.triple, "nvptx64-nvidia-cuda");
+  EXPECT_EQ(t.chip, "sm_90a");
+  ASSERT_TRUE(splitTargetSpec("x86_64-unknown-linux-gnu", t, error));
+  EXPECT_EQ(t.chip, "");
+  EXPECT_FALSE(splitTargetSpec("x86_64", t, error));
+  EXPECT_NE(error.find("bad target 'x86_64'"), std::string::npos);
+}
+
+TEST(CompileKey, DefaultPluginDirIsBesideTheLibrary) {
+  EXPECT_EQ(defaultPluginDirBeside("/p/bin/../lib/libtessera_compiler.so"),
+            "/p/lib/tessera/plugins");
+}
+
+} // namespace
