@@ -14,3 +14,12 @@ if(TESSERA_ENABLE_SANITIZERS)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# Catch a missing library when a shared library links. Not with sanitizers:
+# their runtimes live in the executable, so a sanitized shared library has
+# undefined references by design.
+function(tessera_no_undefined target)
+  if(NOT TESSERA_ENABLE_SANITIZERS AND NOT CMAKE_CXX_FLAGS MATCHES "sanitize")
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
+endfunction()
