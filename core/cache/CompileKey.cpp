@@ -7,6 +7,7 @@
 #include "tessera/plugin/Manifest.h"
 
 #include <algorithm>
+#include <sys/stat.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -105,7 +106,18 @@ CompilerPluginIndex::find(const std::string &triple) const {
 
 std::string CompilerPluginIndex::versionFor(const std::string &triple) const {
   const Entry *e = find(triple);
-  return e ? e->name + " " + e->version : std::string("none");
+  if (!e)
+    return "none";
+  // The manifest's version alone misses a rebuilt plugin of the same
+  // version: the library's size and modification time tell builds apart for
+  // the price of one stat().
+  std::string build = "missing";
+  struct stat st;
+  if (::stat(e->library.c_str(), &st) == 0)
+    build = std::to_string(st.st_size) + "@" +
+            std::to_string(int64_t(st.st_mtim.tv_sec)) + "." +
+            std::to_string(int64_t(st.st_mtim.tv_nsec));
+  return e->name + " " + e->version + " " + build;
 }
 
 std::string tessera::compileCacheKey(const std::string &source, int optLevel,

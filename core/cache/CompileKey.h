@@ -62,7 +62,8 @@ public:
   static CompilerPluginIndex fromSearchPath(const std::string &defaultDir);
 
   const Entry *find(const std::string &triple) const;
-  /// "<name> <version>" of the plugin serving `triple`, else "none".
+  /// "<name> <version> <library size@mtime>" of the plugin serving
+  /// `triple`, else "none".
   std::string versionFor(const std::string &triple) const;
 
   const std::vector<std::string> &searchPath() const { return dirs; }

@@ -150,10 +150,14 @@ LogicalResult tessera::compileForTarget(ModuleOp module, CompileTarget target,
   OwningOpRef<ModuleOp> clone = module.clone();
   if (failed((*plugin)->plugin->compile(*clone, target, options, out.image)))
     return failure();
-  for (auto &[name, bytes] : out.image.sharedBytes)
-    for (KernelInfo &k : out.kernels)
+  for (KernelInfo &k : out.kernels) {
+    for (auto &[name, bytes] : out.image.sharedBytes)
       if (k.name == name)
         k.sharedBytes = bytes;
+    for (auto &[name, threads] : out.image.threads)
+      if (k.name == name)
+        k.threads = threads;
+  }
   out.target = target;
   return success();
 }

@@ -26,7 +26,7 @@
 namespace tessera {
 
 /// Bumped whenever CompilerPlugin's virtual interface changes.
-constexpr unsigned kCompilerPluginAbiVersion = 1;
+constexpr unsigned kCompilerPluginAbiVersion = 2;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
 struct CompileTarget {
@@ -53,6 +53,9 @@ struct CompiledImage {
   std::string imageKind;
   /// Per-kernel dynamic shared memory the lowering chose, by tile.func name.
   std::vector<std::pair<std::string, unsigned>> sharedBytes;
+  /// Threads per block the lowering chose, by tile.func name, where it
+  /// differs from the kernel's `threads` (e.g. an extra producer warpgroup).
+  std::vector<std::pair<std::string, unsigned>> threads;
 };
 
 class CompilerPlugin {
