@@ -1,11 +1,13 @@
 //===- GemmBench.cpp - tessera f32 GEMM on the CPU against OpenBLAS -------===//
 //
 //   tessera-bench-cpu-gemm [--sizes 256,512,1024,2048] [--threads 1,2]
-//                          [--rounds 5] [--kernel file.mlir]
+//                          [--rounds 5] [--kernel a.mlir,b.mlir]
 //
-// Compiles examples/gemm_f32.mlir (or --kernel: any tile.func with the same
-// signature, C = A * B on f32 [M,K] x [K,N]) for the host with
-// `tessera compile`, then runs one child process per thread count:
+// Compiles examples/gemm_f32.mlir (the portable example, 64x64x32 tiles) and
+// bench/cpu/gemm_f32_cpu.mlir (the same program with CPU tiles, 128x256x64)
+// -- or the --kernel files: any tile.func with the same signature, C = A * B
+// on f32 [M,K] x [K,N] -- for the host with `tessera compile`, then for each
+// runs one child process per thread count:
 // TESSERA_CPU_THREADS is read once, when the CPU plugin initializes, so each
 // thread count needs a fresh process. The child sets OpenBLAS to the same
 // thread count (openblas_set_num_threads) and, after a warm-up of each, times
@@ -14,7 +16,8 @@
 // machine load. It reports the medians over the rounds (GFLOP/s of each and
 // the median of the per-round ratios), the best of each, the load average
 // before and after, checks that they agree, and prints one JSON object per
-// size. The parent prints a JSON array of all of them.
+// size. The parent prints a JSON array of all of them, and exits non-zero if
+// any result differs from OpenBLAS's by a relative error above 1e-4.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,8 +105,24 @@ std::string kernelName(const std::string &path) {
   return text.substr(at, end - at);
 }
 
-int child(const std::string &bundle, const std::string &name, int threads,
+std::vector<std::string> splitList(const std::string &s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      v.push_back(item);
+  return v;
+}
+
+std::string baseName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int child(const std::string &bundle, const std::string &source, int threads,
           const std::vector<int> &sizes, int rounds) {
+  std::string name = kernelName(source);
   tessera_runtime_options options = {};
   options.plugin_path = TESSERA_PLUGIN_DIR;
   tessera::Runtime rt = tessera::Runtime::create(&options);
@@ -162,6 +181,7 @@ int child(const std::string &bundle, const std::string &name, int threads,
       den += double(ref[i]) * ref[i];
     }
     double gT = median(gTs), gB = median(gBs);
+    double relError = std::sqrt(num / den);
     std::printf("%s  {\"bench\": \"cpu_gemm_f32\", \"kernel\": \"%s\", "
                 "\"size\": %d, \"threads\": %d, \"rounds\": %d, "
                 "\"tessera_gflops\": %.2f, \"openblas_gflops\": %.2f, "
@@ -169,12 +189,18 @@ int child(const std::string &bundle, const std::string &name, int threads,
                 "\"openblas_best_gflops\": %.2f, \"tessera_ms\": %.3f, "
                 "\"openblas_ms\": %.3f, \"load_before\": %.2f, "
                 "\"load_after\": %.2f, \"rel_error\": %.2e}",
-                first ? "" : ",\n", name.c_str(), n, threads, rounds, gT, gB,
+                first ? "" : ",\n", baseName(source).c_str(), n, threads,
+                rounds, gT, gB,
                 median(ratios), *std::max_element(gTs.begin(), gTs.end()),
                 *std::max_element(gBs.begin(), gBs.end()), flops / gT * 1e-6,
-                flops / gB * 1e-6, load0, load1, std::sqrt(num / den));
+                flops / gB * 1e-6, load0, load1, relError);
     std::fflush(stdout);
     first = false;
+    if (!(relError <= 1e-4)) {
+      std::fprintf(stderr, "%s: size %d: relative error %.2e against OpenBLAS\n",
+                   source.c_str(), n, relError);
+      return 1;
+    }
   }
   return 0;
 }
@@ -183,7 +209,9 @@ int child(const std::string &bundle, const std::string &name, int threads,
 
 int main(int argc, char **argv) {
   std::vector<int> sizes = {256, 512, 1024, 2048}, threads = {1, 2};
-  std::string bundle, source = TESSERA_EXAMPLES_DIR "/gemm_f32.mlir";
+  std::string bundle, source;
+  std::vector<std::string> sources = {TESSERA_EXAMPLES_DIR "/gemm_f32.mlir",
+                                      TESSERA_BENCH_DIR "/gemm_f32_cpu.mlir"};
   int childThreads = 0, rounds = 5;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -194,21 +222,21 @@ int main(int argc, char **argv) {
     else if (a == "--rounds" && i + 1 < argc)
       rounds = std::max(1, std::atoi(argv[++i]));
     else if (a == "--kernel" && i + 1 < argc)
-      source = argv[++i];
+      sources = splitList(argv[++i]);
     else if (a == "--child" && i + 2 < argc) {
       childThreads = std::atoi(argv[++i]);
       bundle = argv[++i];
     } else {
       std::fprintf(stderr,
                    "usage: %s [--sizes 256,512] [--threads 1,2] [--rounds 5] "
-                   "[--kernel file.mlir]\n",
+                   "[--kernel a.mlir,b.mlir]\n",
                    argv[0]);
       return 2;
     }
   }
   try {
     if (childThreads)
-      return child(bundle, kernelName(source), childThreads, sizes, rounds);
+      return child(bundle, sources.at(0), childThreads, sizes, rounds);
   } catch (const tessera::Error &e) {
     std::fprintf(stderr, "tessera: %s\n", e.what());
     return 1;
@@ -217,43 +245,51 @@ int main(int argc, char **argv) {
   char dir[] = "/tmp/tessera-bench-XXXXXX";
   if (!mkdtemp(dir))
     return 1;
-  bundle = std::string(dir) + "/gemm_f32.tsb";
-  std::string cmd = std::string("TESSERA_PLUGIN_PATH='") + TESSERA_PLUGIN_DIR +
-                    "' '" TESSERA_TOOL "' compile '" + source +
-                    "' --no-cache -o '" + bundle + "'";
-  if (std::system(cmd.c_str()) != 0) {
-    std::fprintf(stderr, "compiling %s failed\n", source.c_str());
-    return 1;
-  }
   std::string sizeList;
   for (int s : sizes)
     sizeList += (sizeList.empty() ? "" : ",") + std::to_string(s);
   std::printf("[\n");
   bool first = true;
-  for (int t : threads) {
+  int rc = 0;
+  for (size_t ki = 0; ki < sources.size() && rc == 0; ++ki) {
+    source = sources[ki];
+    bundle = std::string(dir) + "/kernel" + std::to_string(ki) + ".tsb";
+    std::string cmd = std::string("TESSERA_PLUGIN_PATH='") +
+                      TESSERA_PLUGIN_DIR + "' '" TESSERA_TOOL "' compile '" +
+                      source + "' --no-cache -o '" + bundle + "'";
     std::fflush(stdout);
-    if (!first)
-      std::printf(",\n");
-    std::fflush(stdout);
-    first = false;
-    pid_t pid = fork();
-    if (pid == 0) {
-      setenv("TESSERA_CPU_THREADS", std::to_string(t).c_str(), 1);
-      std::string ts = std::to_string(t), rs = std::to_string(rounds);
-      execl("/proc/self/exe", argv[0], "--sizes", sizeList.c_str(), "--rounds",
-            rs.c_str(), "--kernel", source.c_str(), "--child", ts.c_str(),
-            bundle.c_str(), (char *)nullptr);
-      _exit(127);
+    if (std::system(cmd.c_str()) != 0) {
+      std::fprintf(stderr, "compiling %s failed\n", source.c_str());
+      rc = 1;
+      break;
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      std::fprintf(stderr, "benchmark child with %d threads failed\n", t);
-      return 1;
+    for (int t : threads) {
+      std::fflush(stdout);
+      if (!first)
+        std::printf(",\n");
+      std::fflush(stdout);
+      first = false;
+      pid_t pid = fork();
+      if (pid == 0) {
+        setenv("TESSERA_CPU_THREADS", std::to_string(t).c_str(), 1);
+        std::string ts = std::to_string(t), rs = std::to_string(rounds);
+        execl("/proc/self/exe", argv[0], "--sizes", sizeList.c_str(),
+              "--rounds", rs.c_str(), "--kernel", source.c_str(), "--child",
+              ts.c_str(), bundle.c_str(), (char *)nullptr);
+        _exit(127);
+      }
+      int status = 0;
+      waitpid(pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::fprintf(stderr, "benchmark child (%s, %d threads) failed\n",
+                     source.c_str(), t);
+        rc = 1;
+        break;
+      }
     }
+    std::remove(bundle.c_str());
   }
   std::printf("\n]\n");
-  std::remove(bundle.c_str());
   rmdir(dir);
-  return 0;
+  return rc;
 }
