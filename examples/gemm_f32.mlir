@@ -1,9 +1,17 @@
-// C = A * B in f32 throughout (f32 inputs, accumulator and result), the
-// variant benchmarked against OpenBLAS's sgemm on CPUs.
-// 64x64 output tiles and K in steps of 32: a 64x64 f32 accumulator (16 KiB)
-// plus the A and B tiles (8 KiB each) stay within a CPU core's L1/L2, and the
-// 2-stage pipeline prefetches the next K slice while the current one is
-// multiplied. M, N and K are symbols; edge tiles are masked.
+// C = A * B in f32 throughout (f32 inputs, accumulator and result).
+// 64x64 output tiles and K in steps of 32: portable tiles every backend
+// compiles (on a GPU: 16 KiB of shared memory per stage, 32 accumulators
+// per thread at 128 threads); on a CPU a block's 64x64 accumulator (16 KiB)
+// plus the A and B tiles (8 KiB each) fill one core's 32 KiB L1. The 2-stage
+// pipeline prefetches the next K slice while the current one is multiplied
+// (on a CPU, where loads are synchronous, it is a plain loop). M, N and K are
+// symbols; edge tiles are masked.
+//
+// For large CPU GEMMs these tiles are too small: each block reloads its A and
+// B panels from L3 at 16 flops per byte, so at 2048^3 this kernel runs at
+// ~0.8x OpenBLAS. bench/cpu/gemm_f32_cpu.mlir is the same program with CPU
+// tiles (128x256x64, sized for L2), at ~0.96x; tessera-bench-cpu-gemm
+// measures both (docs/benchmarks.md).
 tile.func @gemm_f32(%A: !tile.tensor<[M, K], f32>, %B: !tile.tensor<[K, N], f32>,
                     %C: !tile.tensor<[M, N], f32>) {
   %c0 = arith.constant 0 : index
