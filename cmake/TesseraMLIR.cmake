@@ -21,9 +21,17 @@ include(AddMLIR)
 set(TESSERA_MLIR_LIBS MLIR LLVM)
 set(LLVM_TOOLS_DIR ${LLVM_TOOLS_BINARY_DIR})
 
+# LLVM_DEFINITIONS is one string of -D flags; split it into definitions.
+separate_arguments(_tessera_llvm_defs UNIX_COMMAND "${LLVM_DEFINITIONS}")
+set(TESSERA_LLVM_DEFINITIONS)
+foreach(def ${_tessera_llvm_defs})
+  string(REGEX REPLACE "^-D" "" def "${def}")
+  list(APPEND TESSERA_LLVM_DEFINITIONS "${def}")
+endforeach()
+
 function(tessera_use_mlir target)
   target_include_directories(${target} SYSTEM PUBLIC ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
-  target_compile_definitions(${target} PUBLIC ${LLVM_DEFINITIONS})
+  target_compile_definitions(${target} PUBLIC ${TESSERA_LLVM_DEFINITIONS})
   target_link_libraries(${target} PUBLIC ${TESSERA_MLIR_LIBS})
 endfunction()
 
