@@ -22,6 +22,29 @@ namespace tessera::cuda {
 /// the kernel does not match and is left alone).
 int64_t lowerCanonicalGemm(mlir::gpu::GPUFuncOp fn, llvm::StringRef chip);
 
+/// The name of the placeholder `ptr (i32)` function whose calls stand for
+/// the address of the i-th tensor map: an extra 128-byte grid-constant
+/// kernel parameter after the slots (NvptxCodegen appends the parameters).
+inline constexpr llvm::StringLiteral kTmaMapFn = "__tessera_tma_map";
+
+/// What the sm_90a GEMM kernel needs from the launch.
+struct Sm90Gemm {
+  int64_t sharedBytes = 0;
+  int64_t threads = 0;
+  bool bf16 = false;
+  int64_t aSlot = -1, bSlot = -1; // slot of each tensor's pointer
+  int64_t boxA[2] = {0, 0};       // innermost first
+  int64_t boxB[2] = {0, 0};
+};
+
+/// The sm_90a version of lowerCanonicalGemm: TMA loads into 128-byte
+/// swizzled stages on mbarriers, wgmma m64n128k16 from shared-memory
+/// descriptors, one producer and two consumer warpgroups (384 threads) with
+/// setmaxnreg. Needs a 128x128 accumulator, and tensor maps for A (box 64 x
+/// 128) and B (box 64 x 64) as parameters 0 and 1 after the slots. Returns
+/// false (and leaves `fn` alone) when the kernel does not match.
+bool lowerCanonicalGemmSm90(mlir::gpu::GPUFuncOp fn, Sm90Gemm &out);
+
 } // namespace tessera::cuda
 
 #endif

@@ -292,6 +292,51 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
   }
   entry->getOperations().splice(entry->end(), old.getOperations());
   f.erase();
+  // sm_90a: the TMA + wgmma kernel for the canonical GEMM, plus the mma.sync
+  // kernel `<symbol>__fallback` that the runtime launches instead where a
+  // tensor map cannot describe the operands (row pitch or base address not
+  // 16-byte aligned). The descriptor global `tessera_tma_<symbol>` tells
+  // the runtime which tensor maps to build (docs/backends/cuda.md).
+  if (chip == "sm_90a") {
+    b.setInsertionPointAfter(fn);
+    auto fallback = cast<gpu::GPUFuncOp>(b.clone(*fn.getOperation()));
+    fallback.setName((fn.getName() + tessera::cuda::kFallbackSuffix).str());
+    tessera::cuda::Sm90Gemm g;
+    if (tessera::cuda::lowerCanonicalGemmSm90(fn, g)) {
+      int64_t fbBytes = tessera::cuda::lowerCanonicalGemm(fallback, chip);
+      if (fbBytes == 0)
+        return fn.emitOpError("internal: the fallback of the wgmma kernel "
+                              "does not match the mma.sync path");
+      fn.setKnownBlockSizeAttr(
+          DenseI32ArrayAttr::get(ctx, {(int32_t)g.threads, 1, 1}));
+      fn->setAttr(kThreadsAttr, b.getI64IntegerAttr(g.threads));
+      fn->setAttr("tessera.threads_override", b.getI64IntegerAttr(g.threads));
+      fallback->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(fbBytes));
+      uint32_t dtype = g.bf16 ? 9 : 6; // CU_TENSOR_MAP_DATA_TYPE_{BFLOAT16,FLOAT16}
+      SmallVector<int32_t> words = {(int32_t)tessera::cuda::kTmaMagic, 2,
+                                    128, (int32_t)fbBytes};
+      auto addMap = [&](int64_t slot, const int64_t box[2]) {
+        words.append({(int32_t)slot, (int32_t)dtype, 2, (int32_t)box[0],
+                      (int32_t)box[1], /*SWIZZLE_128B*/ 3,
+                      /*L2 promotion 128B*/ 2, 0});
+      };
+      addMap(g.aSlot, g.boxA);
+      addMap(g.bSlot, g.boxB);
+      auto arrTy = LLVM::LLVMArrayType::get(b.getI32Type(), words.size());
+      b.setInsertionPointAfter(fallback);
+      LLVM::GlobalOp::create(
+          b, loc, arrTy, /*isConstant=*/true, LLVM::Linkage::External,
+          (tessera::cuda::kTmaGlobalPrefix + fn.getName()).str(),
+          DenseIntElementsAttr::get(
+              RankedTensorType::get({(int64_t)words.size()}, b.getI32Type()),
+              ArrayRef<int32_t>(words)),
+          /*alignment=*/4, /*addrSpace=*/1);
+      sharedBytes = planSharedMemory(fn, g.sharedBytes);
+      fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
+      return success();
+    }
+    fallback->erase();
+  }
   // Tensor-core kernel for the canonical GEMM, then the SIMT path's tiles
   // after its buffers.
   int64_t fastBytes = tessera::cuda::lowerCanonicalGemm(fn, chip);
@@ -787,7 +832,8 @@ struct AtomicLowering : TilePattern<tile::AtomicOp> {
 
 LogicalResult tessera::cuda::lowerTileToGpu(
     ModuleOp module, llvm::StringRef chip,
-    std::vector<std::pair<std::string, unsigned>> &shared) {
+    std::vector<std::pair<std::string, unsigned>> &shared,
+    std::vector<std::pair<std::string, unsigned>> *threads) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
                    arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect>();
@@ -812,6 +858,12 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       return failure();
     shared.emplace_back(name, (unsigned)bytes);
   }
+  if (threads)
+    for (auto fn : gpuModule.getOps<gpu::GPUFuncOp>())
+      if (auto t = fn->getAttrOfType<IntegerAttr>("tessera.threads_override"))
+        threads->emplace_back(
+            fn.getName().drop_front(kKernelSymbolPrefix.size()).str(),
+            (unsigned)t.getInt());
 
   ConversionTarget target(*ctx);
   target.addIllegalDialect<tile::TileDialect>();

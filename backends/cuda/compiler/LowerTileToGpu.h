@@ -28,9 +28,21 @@ inline constexpr llvm::StringLiteral kGpuModuleName = "tessera_kernels";
 /// `kGpuModuleName` (created if absent); kernels of the canonical GEMM
 /// shape get the tensor-core mainloop (GemmFastPath.h). `sharedBytes` receives the dynamic
 /// shared memory each kernel needs, by tile.func name.
+/// `threads` (optional) receives the threads per block of kernels whose
+/// lowering chose a count other than the tile.kernel's.
 mlir::LogicalResult
 lowerTileToGpu(mlir::ModuleOp module, llvm::StringRef chip,
-               std::vector<std::pair<std::string, unsigned>> &sharedBytes);
+               std::vector<std::pair<std::string, unsigned>> &sharedBytes,
+               std::vector<std::pair<std::string, unsigned>> *threads = nullptr);
+
+/// sm_90a GEMM kernels come with a mma.sync twin named <symbol> + this, and
+/// a descriptor global kTmaGlobalPrefix + <symbol>: u32 words {kTmaMagic,
+/// number of maps, fallback threads, fallback shared bytes}, then per map
+/// {slot of the tensor pointer, CUtensorMapDataType, element bytes, box
+/// inner, box outer, CUtensorMapSwizzle, CUtensorMapL2promotion, 0}.
+inline constexpr llvm::StringLiteral kFallbackSuffix = "__fallback";
+inline constexpr llvm::StringLiteral kTmaGlobalPrefix = "tessera_tma_";
+inline constexpr unsigned kTmaMagic = 0x31414D54; // "TMA1"
 
 } // namespace tessera::cuda
 

@@ -1,6 +1,7 @@
 //===- NvptxCodegen.cpp - gpu.module to PTX (LLVM NVPTX) and cubin --------===//
 
 #include "NvptxCodegen.h"
+#include "GemmFastPath.h"
 #include "LowerTileToGpu.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -48,6 +49,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 using namespace mlir;
@@ -149,6 +151,68 @@ int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
   return rc;
 }
 
+/// Kernels that call the placeholder `__tessera_tma_map(i)` get one extra
+/// parameter per map after their slots: `ptr byval([128 x i8]) align 64`
+/// marked nvvm.grid_constant (PTX: `.param .align 64 .b8 [128]`, read in
+/// place), and the calls become those parameters' addresses. Such kernels
+/// also get `.minnctapersm 1` so that their `.maxntid` caps registers at
+/// entry, which setmaxnreg needs.
+LogicalResult appendTensorMapParams(llvm::Module &mod, Location loc) {
+  llvm::Function *placeholder =
+      mod.getFunction(tessera::cuda::kTmaMapFn.str());
+  if (!placeholder)
+    return success();
+  std::map<llvm::Function *, std::vector<llvm::CallInst *>> calls;
+  for (llvm::User *u : placeholder->users()) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(u);
+    if (!call || !llvm::isa<llvm::ConstantInt>(call->getArgOperand(0)))
+      return emitError(loc) << "internal: bad use of the tensor map placeholder";
+    calls[call->getFunction()].push_back(call);
+  }
+  llvm::LLVMContext &c = mod.getContext();
+  auto *mapTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(c), 128);
+  for (auto &[f, uses] : calls) {
+    unsigned maps = 0;
+    for (llvm::CallInst *call : uses)
+      maps = std::max<unsigned>(
+          maps, llvm::cast<llvm::ConstantInt>(call->getArgOperand(0))
+                        ->getZExtValue() + 1);
+    llvm::FunctionType *oldTy = f->getFunctionType();
+    std::vector<llvm::Type *> params(oldTy->param_begin(), oldTy->param_end());
+    unsigned first = params.size();
+    for (unsigned i = 0; i < maps; ++i)
+      params.push_back(llvm::PointerType::get(c, 0));
+    auto *newTy = llvm::FunctionType::get(oldTy->getReturnType(), params, false);
+    llvm::Function *nf =
+        llvm::Function::Create(newTy, f->getLinkage(), f->getAddressSpace(), "", &mod);
+    nf->copyAttributesFrom(f);
+    for (unsigned i = 0; i < maps; ++i) {
+      nf->addParamAttr(first + i, llvm::Attribute::getWithByValType(c, mapTy));
+      nf->addParamAttr(first + i, llvm::Attribute::getWithAlignment(c, llvm::Align(64)));
+      nf->addParamAttr(first + i, llvm::Attribute::get(c, "nvvm.grid_constant"));
+      nf->addParamAttr(first + i, llvm::Attribute::NoAlias);
+      nf->addParamAttr(first + i, llvm::Attribute::ReadOnly);
+    }
+    nf->addFnAttr("nvvm.minctasm", "1");
+    nf->splice(nf->begin(), f);
+    for (unsigned i = 0; i < first; ++i) {
+      nf->getArg(i)->takeName(f->getArg(i));
+      f->getArg(i)->replaceAllUsesWith(nf->getArg(i));
+    }
+    for (llvm::CallInst *call : uses) {
+      unsigned idx =
+          llvm::cast<llvm::ConstantInt>(call->getArgOperand(0))->getZExtValue();
+      call->replaceAllUsesWith(nf->getArg(first + idx));
+      call->eraseFromParent();
+    }
+    f->replaceAllUsesWith(nf);
+    nf->takeName(f);
+    f->eraseFromParent();
+  }
+  placeholder->eraseFromParent();
+  return success();
+}
+
 } // namespace
 
 LogicalResult tessera::cuda::emitCubin(ModuleOp module,
@@ -193,8 +257,15 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
         gv.hasInitializer()) {
       gv.setInitializer(nullptr);
       gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      // 1024 for TMA kernels: their 128-byte swizzle atoms (the kernel
+      // also rounds the base up itself).
+      if (llvmModule->getFunction(tessera::cuda::kTmaMapFn.str()))
+        gv.setAlignment(llvm::Align(1024));
     }
   }
+
+  if (failed(appendTensorMapParams(*llvmModule, loc)))
+    return failure();
 
   initializeNVPTX();
   llvm::Triple triple("nvptx64-nvidia-cuda");

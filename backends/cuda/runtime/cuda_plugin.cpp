@@ -18,6 +18,7 @@
 #include "tessera/plugin/runtime_abi.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
@@ -135,6 +136,23 @@ struct tessera_plugin_kernel_s {
   // The dynamic shared memory limit set on the function so far; launches at
   // or under it need no cuFuncSetAttribute.
   std::atomic<uint32_t> sharedLimit{kDefaultDynamicSharedLimit};
+
+  // sm_90a kernels with tensor maps (the module's `tessera_tma_<name>`
+  // global): one 128-byte CUtensorMap parameter per map after the slots,
+  // built here at launch from the tensor's slots (pointer, rows, cols) and
+  // cached per (map, pointer, dims). Where a map cannot describe the tensor
+  // (base or row pitch not 16-byte aligned) the launch runs `fallback`
+  // (`<name>__fallback`, slots only) with its own block size and shared
+  // memory instead.
+  struct MapSpec {
+    uint32_t slot, dataType, elemBytes, box[2], swizzle, l2;
+  };
+  std::vector<MapSpec> maps;
+  tessera_plugin_kernel_s *fallback = nullptr;
+  std::unique_ptr<tessera_plugin_kernel_s> fallbackOwned;
+  uint32_t fallbackThreads = 0, fallbackShared = 0;
+  std::mutex mapMutex;
+  std::map<std::array<uint64_t, 4>, CUtensorMap> mapCache;
 };
 
 struct tessera_plugin_module_s {
@@ -142,7 +160,64 @@ struct tessera_plugin_module_s {
   CUmodule module;
   std::mutex mutex;
   std::map<std::string, std::unique_ptr<tessera_plugin_kernel_s>> kernels;
+  // Parameter counts by kernel, from a cubin's .nv.info.<kernel> sections.
+  std::map<std::string, long> paramCounts;
 };
+
+/// Fills `counts` with the number of EIATTR_KPARAM_INFO entries (distinct
+/// ordinals) of each `.nv.info.<kernel>` section of a cubin; leaves it
+/// empty when the ELF is not what it expects.
+static void cubinParamCounts(const unsigned char *elf, size_t size,
+                             std::map<std::string, long> &counts) {
+  auto rd = [&](size_t off, size_t n) -> uint64_t {
+    uint64_t v = 0;
+    if (off + n <= size)
+      std::memcpy(&v, elf + off, n); // little-endian host and ELF
+    return v;
+  };
+  if (size < 64 || elf[4] != 2 /*ELFCLASS64*/)
+    return;
+  uint64_t shoff = rd(0x28, 8), shentsize = rd(0x3A, 2), shnum = rd(0x3C, 2),
+           shstrndx = rd(0x3E, 2);
+  if (shentsize < 64 || shoff + shnum * shentsize > size || shstrndx >= shnum)
+    return;
+  uint64_t strOff = rd(shoff + shstrndx * shentsize + 0x18, 8);
+  std::map<std::string, long> found;
+  for (uint64_t i = 0; i < shnum; ++i) {
+    uint64_t sh = shoff + i * shentsize;
+    uint64_t nameOff = strOff + rd(sh, 4);
+    if (nameOff >= size)
+      return;
+    const char *secName = reinterpret_cast<const char *>(elf + nameOff);
+    size_t maxLen = size - nameOff;
+    if (strnlen(secName, maxLen) == maxLen)
+      return;
+    if (std::strncmp(secName, ".nv.info.", 9) != 0)
+      continue;
+    uint64_t off = rd(sh + 0x18, 8), len = rd(sh + 0x20, 8);
+    if (off + len > size)
+      return;
+    std::vector<uint32_t> ordinals;
+    for (uint64_t p = off; p + 4 <= off + len;) {
+      unsigned fmt = elf[p], attr = elf[p + 1];
+      uint64_t next = p + 4;
+      if (fmt == 0x04) // EIFMT_SVAL: u16 size, then the value
+        next += rd(p + 2, 2);
+      else if (fmt < 0x01 || fmt > 0x03)
+        return; // unknown format: give up on the whole image
+      if (next > off + len)
+        return;
+      if (fmt == 0x04 && attr == 0x17 /*EIATTR_KPARAM_INFO*/ && next - p >= 10) {
+        uint32_t ordinal = uint32_t(rd(p + 4 + 4, 2));
+        if (std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end())
+          ordinals.push_back(ordinal);
+      }
+      p = next;
+    }
+    found[secName + 9] = long(ordinals.size());
+  }
+  counts = std::move(found);
+}
 
 static CUresult bindContext(tessera_plugin_device device) {
   return gCu.cuCtxSetCurrent(device->context);
@@ -552,6 +627,9 @@ static int cudaModuleLoad(tessera_plugin_device device, const void *image,
   auto m = std::make_unique<tessera_plugin_module_s>();
   m->device = device;
   m->module = cuModule;
+  if (kind == ImageKind::Cubin)
+    cubinParamCounts(static_cast<const unsigned char *>(image), size_t(size),
+                     m->paramCounts);
   *module = m.release();
   return TESSERA_PLUGIN_OK;
 }
@@ -563,6 +641,72 @@ static void cudaModuleUnload(tessera_plugin_module module) {
       bindContext(module->device) == CUDA_SUCCESS)
     gCu.cuModuleUnload(module->module);
   delete module;
+}
+
+/// Parameter sizes through cuFuncGetParamInfo, up to the first index the
+/// driver rejects. For cubins the count comes from the ELF's .nv.info first
+/// (EIATTR_KPARAM_INFO entries), so that no query goes past the last
+/// parameter (compute-sanitizer reports such a query as an API error).
+static std::unique_ptr<tessera_plugin_kernel_s>
+makeKernel(tessera_plugin_module module, CUfunction function, const char *name) {
+  auto k = std::make_unique<tessera_plugin_kernel_s>();
+  k->device = module->device;
+  k->function = function;
+  k->name = name;
+  if (gCu.cuFuncGetParamInfo) {
+    k->paramsKnown = true;
+    long known = -1;
+    if (auto it = module->paramCounts.find(name);
+        it != module->paramCounts.end() && it->second > 0)
+      known = it->second;
+    for (size_t i = 0; known < 0 || long(i) < known; ++i) {
+      size_t offset = 0, size = 0;
+      CUresult r = gCu.cuFuncGetParamInfo(function, i, &offset, &size);
+      if (r == CUDA_ERROR_INVALID_VALUE && known < 0)
+        break; // past the last parameter
+      if (r != CUDA_SUCCESS) {
+        k->paramsKnown = false; // cannot tell; do not check launches
+        k->paramSizes.clear();
+        break;
+      }
+      k->paramSizes.push_back(size);
+    }
+  }
+  return k;
+}
+
+/// Checks `slots` against the parameter sizes: the slots, then `maps`
+/// 128-byte tensor maps.
+static int checkParams(const tessera_plugin_kernel_s *kernel,
+                       uint32_t numSlots, size_t maps, char *err,
+                       size_t errLen) {
+  if (!kernel->paramsKnown)
+    return TESSERA_PLUGIN_OK;
+  const char *name = kernel->name.c_str();
+  const auto &sizes = kernel->paramSizes;
+  if (numSlots + maps != sizes.size()) {
+    if (maps)
+      return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
+                  "launch of '%s': the kernel takes %zu parameters (%zu "
+                  "tensor maps after the slots) but the launch has %u slots",
+                  name, sizes.size(), maps, numSlots);
+    return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
+                "launch of '%s': the kernel takes %zu parameters but the "
+                "launch has %u slots",
+                name, sizes.size(), numSlots);
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    bool map = i >= numSlots;
+    if ((!map && sizes[i] > sizeof(uint64_t)) ||
+        (map && sizes[i] != sizeof(CUtensorMap) && sizes[i] != 128))
+      return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
+                  map ? "launch of '%s': parameter %zu is %zu bytes; a tensor "
+                        "map takes 128"
+                      : "launch of '%s': parameter %zu is %zu bytes; a slot "
+                        "holds at most 8",
+                  name, i, sizes[i]);
+  }
+  return TESSERA_PLUGIN_OK;
 }
 
 static int cudaKernelGet(tessera_plugin_module module, const char *name,
@@ -588,24 +732,40 @@ static int cudaKernelGet(tessera_plugin_module module, const char *name,
     return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_INTERNAL, result,
                   std::string("kernel_get '") + name +
                       "': cuModuleGetFunction failed");
-  auto k = std::make_unique<tessera_plugin_kernel_s>();
-  k->device = module->device;
-  k->function = function;
-  k->name = name;
-  if (gCu.cuFuncGetParamInfo) {
-    k->paramsKnown = true;
-    for (size_t i = 0;; ++i) {
-      size_t offset = 0, size = 0;
-      CUresult r = gCu.cuFuncGetParamInfo(function, i, &offset, &size);
-      if (r == CUDA_ERROR_INVALID_VALUE)
-        break; // past the last parameter
-      if (r != CUDA_SUCCESS) {
-        k->paramsKnown = false; // cannot tell; do not check launches
-        k->paramSizes.clear();
-        break;
-      }
-      k->paramSizes.push_back(size);
+  auto k = makeKernel(module, function, name);
+  // Tensor maps and the fallback kernel of a TMA kernel.
+  CUdeviceptr desc = 0;
+  size_t descBytes = 0;
+  std::string descName = std::string("tessera_tma_") + name;
+  if (gCu.cuModuleGetGlobal_v2 && gCu.cuMemcpyDtoH_v2 &&
+      gCu.cuModuleGetGlobal_v2(&desc, &descBytes, module->module,
+                               descName.c_str()) == CUDA_SUCCESS &&
+      descBytes >= 16) {
+    std::vector<uint32_t> w(descBytes / 4);
+    if (CUresult r = gCu.cuMemcpyDtoH_v2(w.data(), desc, w.size() * 4);
+        r != CUDA_SUCCESS)
+      return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_INTERNAL, r,
+                    "kernel_get '" + std::string(name) + "': reading " +
+                        descName);
+    uint32_t n = w[1];
+    if (w[0] != 0x31414D54u || w.size() < 4 + 8 * size_t(n))
+      return fail(err, errLen, TESSERA_PLUGIN_ERROR_BAD_IMAGE,
+                  "kernel_get '%s': %s is not a tensor-map descriptor", name,
+                  descName.c_str());
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t *m = &w[4 + 8 * i];
+      k->maps.push_back({m[0], m[1], m[2], {m[3], m[4]}, m[5], m[6]});
     }
+    std::string fbName = std::string(name) + "__fallback";
+    CUfunction fb = nullptr;
+    if (CUresult r = gCu.cuModuleGetFunction(&fb, module->module, fbName.c_str());
+        r != CUDA_SUCCESS)
+      return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_BAD_IMAGE, r,
+                    "kernel_get '" + std::string(name) + "': no " + fbName);
+    k->fallbackOwned = makeKernel(module, fb, fbName.c_str());
+    k->fallback = k->fallbackOwned.get();
+    k->fallbackThreads = w[2];
+    k->fallbackShared = w[3];
   }
   *kernel = k.get();
   module->kernels.emplace(name, std::move(k));
@@ -624,24 +784,67 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
                 "launch of '%s': %u slots but slots is NULL", name,
                 launch->num_slots);
-  if (kernel->paramsKnown) {
-    if (launch->num_slots != kernel->paramSizes.size())
-      return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
-                  "launch of '%s': the kernel takes %zu parameters but the "
-                  "launch has %u slots",
-                  name, kernel->paramSizes.size(), launch->num_slots);
-    for (size_t i = 0; i < kernel->paramSizes.size(); ++i)
-      if (kernel->paramSizes[i] > sizeof(uint64_t))
-        return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
-                    "launch of '%s': parameter %zu is %zu bytes; a slot "
-                    "holds at most 8",
-                    name, i, kernel->paramSizes[i]);
-  }
   BIND(kernel->device, "launch");
+
+  // TMA kernels: the tensor maps, or the fallback kernel where a map cannot
+  // describe a tensor.
+  alignas(128) CUtensorMap maps[4];
+  size_t numMaps = 0;
+  uint32_t block[3] = {launch->block[0], launch->block[1], launch->block[2]};
+  uint32_t shared = launch->shared_bytes;
+  if (!kernel->maps.empty()) {
+    bool ok = kernel->maps.size() <= 4 && gCu.cuTensorMapEncodeTiled;
+    for (size_t i = 0; ok && i < kernel->maps.size(); ++i) {
+      const auto &spec = kernel->maps[i];
+      if (spec.slot + 2 >= launch->num_slots) {
+        ok = false;
+        break;
+      }
+      uint64_t ptr = launch->slots[spec.slot];
+      uint64_t rows = launch->slots[spec.slot + 1];
+      uint64_t cols = launch->slots[spec.slot + 2];
+      // TMA: 16-byte aligned base and row pitch, dims in [1, 2^32].
+      if (ptr % 16 || (cols * spec.elemBytes) % 16 || rows == 0 || cols == 0 ||
+          rows > (1ull << 32) || cols > (1ull << 32)) {
+        ok = false;
+        break;
+      }
+      std::array<uint64_t, 4> key = {i, ptr, rows, cols};
+      std::lock_guard<std::mutex> lock(kernel->mapMutex);
+      auto found = kernel->mapCache.find(key);
+      if (found == kernel->mapCache.end()) {
+        CUtensorMap map;
+        uint64_t dims[2] = {cols, rows}, strides[1] = {cols * spec.elemBytes};
+        uint32_t box[2] = {spec.box[0], spec.box[1]}, elem[2] = {1, 1};
+        CUresult r = gCu.cuTensorMapEncodeTiled(
+            &map, int(spec.dataType), 2, reinterpret_cast<void *>(uintptr_t(ptr)),
+            dims, strides, box, elem, /*interleave*/ 0, int(spec.swizzle),
+            int(spec.l2), /*oob fill zeros*/ 0);
+        if (r != CUDA_SUCCESS) {
+          ok = false;
+          break;
+        }
+        if (kernel->mapCache.size() > 4096)
+          kernel->mapCache.clear();
+        found = kernel->mapCache.emplace(key, map).first;
+      }
+      maps[i] = found->second;
+    }
+    if (ok) {
+      numMaps = kernel->maps.size();
+    } else {
+      tessera_plugin_kernel main = kernel;
+      kernel = main->fallback;
+      block[0] = main->fallbackThreads;
+      block[1] = block[2] = 1;
+      shared = main->fallbackShared;
+    }
+  }
+  if (int rc = checkParams(kernel, launch->num_slots, numMaps, err, errLen))
+    return rc;
 
   // Above 48 KiB of dynamic shared memory the function must opt in, once per
   // new maximum (racing threads may both set it; that is harmless).
-  uint32_t shared = launch->shared_bytes;
   if (shared > kernel->sharedLimit.load(std::memory_order_relaxed)) {
     CUresult r = gCu.cuFuncSetAttribute(
         kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -662,21 +865,25 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
 
   // Each slot is one parameter; the driver copies each parameter's own size
   // (4 or 8 bytes) from the slot's address, and slots are little-endian.
-  void *inlineParams[32];
+  // Tensor maps follow as 128-byte parameters (the driver copies each
+  // parameter's own size from its address).
+  void *inlineParams[36];
   std::vector<void *> heapParams;
   void **params = inlineParams;
-  if (launch->num_slots > 32) {
-    heapParams.resize(launch->num_slots);
+  size_t numParams = launch->num_slots + numMaps;
+  if (numParams > 36) {
+    heapParams.resize(numParams);
     params = heapParams.data();
   }
   for (uint32_t i = 0; i < launch->num_slots; ++i)
     params[i] = const_cast<uint64_t *>(&launch->slots[i]);
+  for (size_t i = 0; i < numMaps; ++i)
+    params[launch->num_slots + i] = &maps[i];
 
-  const uint32_t *g = launch->grid, *b = launch->block;
+  const uint32_t *g = launch->grid, *b = block;
   CUresult r = gCu.cuLaunchKernel(kernel->function, g[0], g[1], g[2], b[0],
                                   b[1], b[2], shared, streamOf(s),
-                                  launch->num_slots ? params : nullptr,
-                                  nullptr);
+                                  numParams ? params : nullptr, nullptr);
   if (r != CUDA_SUCCESS)
     return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_LAUNCH, r,
                   "launch of '" + kernel->name + "' (grid " +

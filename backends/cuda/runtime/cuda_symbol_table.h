@@ -72,6 +72,10 @@ namespace tessera::cuda {
   /* CUDA 12.4+: lets launch check slots against the kernel's parameters. */   \
   X(cuFuncGetParamInfo,                                                        \
     (CUfunction function, size_t index, size_t *offset, size_t *size))         \
+  /* Tensor-map descriptors of sm_90a kernels (tessera_tma_<kernel>). */      \
+  X(cuModuleGetGlobal_v2, (CUdeviceptr * ptr, size_t *bytes, CUmodule module,  \
+                           const char *name))                                  \
+  X(cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t bytes))               \
   /* CUDA 12.0+, for TMA descriptors (tessera_cuda_encode_tensor_map). */      \
   X(cuTensorMapEncodeTiled,                                                    \
     (CUtensorMap * map, int data_type, uint32_t rank, void *address,           \

@@ -1,0 +1,46 @@
+// On sm_90a the canonical GEMM takes the Hopper path: TMA loads
+// (cp.async.bulk.tensor on mbarriers) into 128-byte swizzled stages, wgmma
+// m64n128k16 from shared-memory descriptors (B N-major: imm-trans-b 1), one
+// producer and two consumer warpgroups with setmaxnreg, two tensor maps as
+// 128-byte parameters after the slots; plus the mma.sync twin
+// `__fallback` and the descriptor global the runtime reads.
+// REQUIRES: tessera, plugin-cuda
+// RUN: rm -rf %t && mkdir -p %t/g %t/r %t/b
+// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
+// RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
+// RUN: %tessera compile %examples/gemm_relu.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/r.tsb --dump-dir %t/r
+// RUN: FileCheck %s --check-prefix=RELU --input-file %t/r/kernel.sm_90a.ptx
+// RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
+
+// CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
+// CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm[80]
+// CHECK: .visible .entry tessera_kernel_gemm__fallback(
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK: .visible .entry tessera_kernel_gemm(
+// CHECK: .param .align 64 .b8 tessera_kernel_gemm_param_9[128],
+// CHECK-NEXT: .param .align 64 .b8 tessera_kernel_gemm_param_10[128]
+// CHECK: .maxntid 384, 1, 1
+// CHECK: .minnctapersm 1
+// CHECK-DAG: mbarrier.init.shared::cta.b64
+// CHECK-DAG: fence.mbarrier_init.release.cluster;
+// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK-DAG: mov.b32 {{%r[0-9]+}}, 32768;
+// CHECK-DAG: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], {{%r[0-9]+}};
+// CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-DAG: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK-DAG: wgmma.fence.sync.aligned;
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 1;
+// CHECK-DAG: wgmma.commit_group.sync.aligned;
+// CHECK-DAG: wgmma.wait_group.sync.aligned 1;
+// CHECK-DAG: wgmma.wait_group.sync.aligned 0;
+// CHECK-DAG: mbarrier.arrive.shared::cta.b64 _, [{{.*}}];
+// CHECK-DAG: st.global.b32
+
+// RELU: .visible .entry tessera_kernel_gemm_relu__fallback(
+// RELU: selp.f32 {{.*}}, 0f00000000, {{.*}};
+// RELU: .visible .entry tessera_kernel_gemm_relu(
+// RELU: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// RELU: selp.f32 {{.*}}, 0f00000000, {{.*}};
+
+// INFO: kernel gemm {{.*}}: 384 threads, {{[0-9]+}} shared bytes
