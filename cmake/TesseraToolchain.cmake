@@ -23,3 +23,9 @@ function(tessera_no_undefined target)
     target_link_options(${target} PRIVATE -Wl,--no-undefined)
   endif()
 endfunction()
+
+# TOML++ is header-only and its internals are inline functions shared by name
+# across translation units: every TU must see the same configuration, or the
+# linker keeps one layout for code compiled against another (ASan caught a
+# stack overflow from exactly that). Errors come back as values everywhere.
+add_compile_definitions(TOML_EXCEPTIONS=0)

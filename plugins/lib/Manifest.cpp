@@ -2,7 +2,6 @@
 
 #include "tessera/plugin/Manifest.h"
 
-#define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
 #include <fstream>

@@ -3,7 +3,6 @@
 #include "tessera/bundle/KernelMetadata.h"
 #include "tessera/bundle/GridExpr.h"
 
-#define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
 #include <cctype>
