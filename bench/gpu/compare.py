@@ -16,21 +16,24 @@ def peer(bench, **key):
     return out
 
 
-print("\n| kernel | shape | tessera ms | peer | peer ms | speed vs peer |")
-print("| --- | --- | --- | --- | --- | --- |")
+print("\n| kernel | shape | tessera ms | tessera TFLOP/s | peer | peer ms | tessera / peer speed |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
 for r in tess:
-    shape = r.get("shape", "")
+    sym = r.get("symbols", {})
+    shape = ",".join(f"{k}={v}" for k, v in sym.items())
     ms = r["median_ms"]
+    tf = r.get("gflops", 0) / 1000
     k = r["kernel"]
     if k.startswith("gemm"):
-        n = r.get("M")
         bench = "gemm_relu" if k == "gemm_relu" else "gemm"
-        found = peer(bench, M=n, dtype=r.get("dtype", "f16")) if n else {}
+        found = peer(bench, M=sym.get("M"), dtype=r.get("dtype", "f16"))
     elif k.startswith("flash"):
-        found = peer("attention", S=r.get("S"), causal=bool(r.get("causal")))
+        causal = r.get("scalars", {}).get("causal", "0") != "0"
+        shape += ",causal=%d" % causal
+        found = peer("attention", S=sym.get("S"), causal=causal)
     else:
         found = {}
     for impl, pms in sorted(found.items()):
-        print(f"| {k} | {shape} | {ms:.3f} | {impl} | {pms:.3f} | {pms / ms:.2f}x |")
+        print(f"| {k} | {shape} | {ms:.3f} | {tf:.0f} | {impl} | {pms:.3f} | {pms / ms:.2f}x |")
     if not found:
-        print(f"| {k} | {shape} | {ms:.3f} | - | - | - |")
+        print(f"| {k} | {shape} | {ms:.3f} | {tf:.0f} | - | - | - |")
