@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cubin_elf.h"
 #include "cuda_driver_types.h"
 #include "cuda_symbol_table.h"
 
@@ -27,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -162,62 +164,13 @@ struct tessera_plugin_module_s {
   std::map<std::string, std::unique_ptr<tessera_plugin_kernel_s>> kernels;
   // Parameter counts by kernel, from a cubin's .nv.info.<kernel> sections.
   std::map<std::string, long> paramCounts;
+  // For cubins, the `tessera_tma_*` globals its symbol table defines, so that
+  // kernel_get asks cuModuleGetGlobal only for a descriptor that exists (a
+  // miss is CUDA_ERROR_NOT_FOUND, which compute-sanitizer reports). PTX and
+  // fatbinaries: not known, and the driver is probed.
+  bool tmaSymbolsKnown = false;
+  std::set<std::string> tmaSymbols;
 };
-
-/// Fills `counts` with the number of EIATTR_KPARAM_INFO entries (distinct
-/// ordinals) of each `.nv.info.<kernel>` section of a cubin; leaves it
-/// empty when the ELF is not what it expects.
-static void cubinParamCounts(const unsigned char *elf, size_t size,
-                             std::map<std::string, long> &counts) {
-  auto rd = [&](size_t off, size_t n) -> uint64_t {
-    uint64_t v = 0;
-    if (off + n <= size)
-      std::memcpy(&v, elf + off, n); // little-endian host and ELF
-    return v;
-  };
-  if (size < 64 || elf[4] != 2 /*ELFCLASS64*/)
-    return;
-  uint64_t shoff = rd(0x28, 8), shentsize = rd(0x3A, 2), shnum = rd(0x3C, 2),
-           shstrndx = rd(0x3E, 2);
-  if (shentsize < 64 || shoff + shnum * shentsize > size || shstrndx >= shnum)
-    return;
-  uint64_t strOff = rd(shoff + shstrndx * shentsize + 0x18, 8);
-  std::map<std::string, long> found;
-  for (uint64_t i = 0; i < shnum; ++i) {
-    uint64_t sh = shoff + i * shentsize;
-    uint64_t nameOff = strOff + rd(sh, 4);
-    if (nameOff >= size)
-      return;
-    const char *secName = reinterpret_cast<const char *>(elf + nameOff);
-    size_t maxLen = size - nameOff;
-    if (strnlen(secName, maxLen) == maxLen)
-      return;
-    if (std::strncmp(secName, ".nv.info.", 9) != 0)
-      continue;
-    uint64_t off = rd(sh + 0x18, 8), len = rd(sh + 0x20, 8);
-    if (off + len > size)
-      return;
-    std::vector<uint32_t> ordinals;
-    for (uint64_t p = off; p + 4 <= off + len;) {
-      unsigned fmt = elf[p], attr = elf[p + 1];
-      uint64_t next = p + 4;
-      if (fmt == 0x04) // EIFMT_SVAL: u16 size, then the value
-        next += rd(p + 2, 2);
-      else if (fmt < 0x01 || fmt > 0x03)
-        return; // unknown format: give up on the whole image
-      if (next > off + len)
-        return;
-      if (fmt == 0x04 && attr == 0x17 /*EIATTR_KPARAM_INFO*/ && next - p >= 10) {
-        uint32_t ordinal = uint32_t(rd(p + 4 + 4, 2));
-        if (std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end())
-          ordinals.push_back(ordinal);
-      }
-      p = next;
-    }
-    found[secName + 9] = long(ordinals.size());
-  }
-  counts = std::move(found);
-}
 
 static CUresult bindContext(tessera_plugin_device device) {
   return gCu.cuCtxSetCurrent(device->context);
@@ -627,9 +580,12 @@ static int cudaModuleLoad(tessera_plugin_device device, const void *image,
   auto m = std::make_unique<tessera_plugin_module_s>();
   m->device = device;
   m->module = cuModule;
-  if (kind == ImageKind::Cubin)
-    cubinParamCounts(static_cast<const unsigned char *>(image), size_t(size),
-                     m->paramCounts);
+  if (kind == ImageKind::Cubin) {
+    const auto *elf = static_cast<const unsigned char *>(image);
+    cubinParamCounts(elf, size_t(size), m->paramCounts);
+    m->tmaSymbolsKnown =
+        cubinDefinedSymbols(elf, size_t(size), "tessera_tma_", m->tmaSymbols);
+  }
   *module = m.release();
   return TESSERA_PLUGIN_OK;
 }
@@ -737,7 +693,9 @@ static int cudaKernelGet(tessera_plugin_module module, const char *name,
   CUdeviceptr desc = 0;
   size_t descBytes = 0;
   std::string descName = std::string("tessera_tma_") + name;
-  if (gCu.cuModuleGetGlobal_v2 && gCu.cuMemcpyDtoH_v2 &&
+  bool mayHaveMaps = !module->tmaSymbolsKnown ||
+                     module->tmaSymbols.count(descName) != 0;
+  if (mayHaveMaps && gCu.cuModuleGetGlobal_v2 && gCu.cuMemcpyDtoH_v2 &&
       gCu.cuModuleGetGlobal_v2(&desc, &descBytes, module->module,
                                descName.c_str()) == CUDA_SUCCESS &&
       descBytes >= 16) {

@@ -29,3 +29,9 @@ extern "C" __global__ void tessera_kernel_reverse_chunks(const float *in,
     if (base + i < n)
       out[base + i] = tile[chunk - 1 - i];
 }
+
+// A global named like a tensor-map descriptor, of no kernel: the cubin's
+// symbol table must list it (cubin_elf_test), and kernel_get of the kernels
+// above must not take it for theirs.
+extern "C" __device__ const unsigned tessera_tma_no_such_kernel[4] = {0, 0, 0,
+                                                                      0};
