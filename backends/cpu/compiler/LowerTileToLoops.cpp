@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <cmath>
+
 using namespace mlir;
 namespace tile = tessera::tile;
 
@@ -27,11 +29,82 @@ Value idx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// A constant of integer or float type `t`, or a splat of one when `t` is a
+/// vector type.
+Value constOf(OpBuilder &b, Location loc, Type t, double fv, int64_t iv) {
+  Type elem = getElementTypeOrSelf(t);
+  TypedAttr attr = isa<FloatType>(elem) ? (TypedAttr)b.getFloatAttr(elem, fv)
+                                        : (TypedAttr)b.getIntegerAttr(elem, iv);
+  if (auto vt = dyn_cast<VectorType>(t))
+    return arith::ConstantOp::create(b, loc, vt,
+                                     DenseElementsAttr::get(vt, attr));
+  return arith::ConstantOp::create(b, loc, t, attr);
+}
+
+bool isF8(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
+}
+
+/// Decodes an f8E4M3FN or f8E5M2 value (scalar or vector) to f32 with
+/// integer ops: LLVM has no fp8 types, so arith.extf cannot lower.
+///   E4M3FN: bias 7, no infinities, S.1111.111 is NaN, subnormals m * 2^-9.
+///   E5M2:   bias 15, exponent 31 is inf (m = 0) or NaN, subnormals m * 2^-16.
+Value decodeF8(OpBuilder &b, Location loc, Value v) {
+  Type t = v.getType();
+  bool e4m3 = isa<Float8E4M3FNType>(getElementTypeOrSelf(t));
+  auto shaped = [&](Type elem) -> Type {
+    if (auto vt = dyn_cast<VectorType>(t))
+      return VectorType::get(vt.getShape(), elem);
+    return elem;
+  };
+  Type i8 = shaped(b.getI8Type()), i32 = shaped(b.getI32Type()),
+       f32 = shaped(b.getF32Type());
+  auto ci = [&](int64_t x) { return constOf(b, loc, i32, 0, x); };
+  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15, emax = e4m3 ? 15 : 31;
+  Value x = arith::ExtUIOp::create(
+      b, loc, i32, arith::BitcastOp::create(b, loc, i8, v));
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, x, ci(0x80)), ci(24));
+  Value mag = arith::AndIOp::create(b, loc, x, ci(0x7F));
+  Value e = arith::ShRUIOp::create(b, loc, mag, ci(mbits));
+  Value m = arith::AndIOp::create(b, loc, mag, ci((1 << mbits) - 1));
+  // Normal: rebias the exponent, left-align the mantissa.
+  Value normal = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, e, ci(127 - bias)),
+                            ci(23)),
+      arith::ShLIOp::create(b, loc, m, ci(23 - mbits)));
+  // Subnormal: m * 2^(1 - bias - mbits), exact in f32.
+  Value sub = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, f32, m),
+      constOf(b, loc, f32, std::ldexp(1.0, 1 - bias - mbits), 0));
+  Value subBits = arith::BitcastOp::create(b, loc, i32, sub);
+  auto eq = [&](Value p, Value q) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, q);
+  };
+  Value bits = arith::SelectOp::create(b, loc, eq(e, ci(0)), subBits, normal);
+  if (e4m3) {
+    bits = arith::SelectOp::create(b, loc, eq(mag, ci(0x7F)), ci(0x7FC00000),
+                                   bits);
+  } else {
+    Value special = arith::SelectOp::create(b, loc, eq(m, ci(0)),
+                                            ci(0x7F800000), ci(0x7FC00000));
+    bits = arith::SelectOp::create(b, loc, eq(e, ci(emax)), special, bits);
+  }
+  bits = arith::OrIOp::create(b, loc, bits, sign);
+  return arith::BitcastOp::create(b, loc, f32, bits);
+}
+
 /// Converts a scalar between element types (the conversions tile.copy does).
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
   if (from == to)
     return v;
+  if (isF8(from)) {
+    // fp8 sources decode to f32 first, then convert from there.
+    Value wide = decodeF8(b, loc, v);
+    return to.isF32() ? wide : convertScalar(b, loc, wide, to);
+  }
   if (from.isIndex() || to.isIndex()) {
     if (isa<FloatType>(from)) {
       Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
@@ -450,7 +523,9 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
         [&](OpBuilder &kb, Location kl, Value kk, ValueRange accs) {
           Value bv =
               vector::LoadOp::create(kb, kl, bVec, B, ValueRange{kk, j0});
-          if (bElem != acc)
+          if (isF8(bElem))
+            bv = decodeF8(kb, kl, bv); // f8 widened on load, to f32
+          else if (bElem != acc)
             bv = arith::ExtFOp::create(kb, kl, accVec, bv);
           SmallVector<Value> next;
           for (int64_t r = 0; r < mr; ++r) {
@@ -514,10 +589,9 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
     if (!acc.isF32() && !acc.isF16() && !acc.isInteger(32))
       return op.emitOpError("the cpu backend has no gemm accumulating in ")
              << acc;
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(at.getElementType()) ||
-        isa<Float8E4M3FNType, Float8E5M2Type>(bt.getElementType()))
-      return op.emitOpError("the cpu backend does not support fp8 gemm "
-                            "inputs; compile for a GPU target with fp8 MMA");
+    // fp8 inputs (f8E4M3FN, f8E5M2) are decoded to f32 on load
+    // (convertScalar / decodeF8) and accumulate in f32.
+    (void)bt;
     int64_t m = ct.getShape()[0], n = ct.getShape()[1];
     int64_t k = op.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
     Value A = a.getA(), B = a.getB(), C = a.getC();
