@@ -26,7 +26,7 @@ if [[ " $which " == *" gemm "* ]]; then
     run gemm.tsb "M=$n,N=$n,K=$n" "2*M*N*K" "${check[@]}"
     [ -f "$bundles/gemm_bf16.tsb" ] && run gemm_bf16.tsb "M=$n,N=$n,K=$n" "2*M*N*K" "${check[@]}"
   done
-  [ -f "$bundles/gemm_f8.tsb" ] && run gemm_f8.tsb "M=8192,N=8192,K=8192" "2*M*N*K" --no-check
+  [ -f "$bundles/gemm_fp8.tsb" ] && run gemm_fp8.tsb "M=8192,N=8192,K=8192" "2*M*N*K" --no-check --kernel gemm_fp8
   run gemm_relu.tsb "M=4096,N=4096,K=4096" "2*M*N*K" --no-check
 fi
 if [[ " $which " == *" attention "* ]]; then

@@ -42,7 +42,14 @@ struct GemmMatch {
   Value A, B, C;             // memrefs
   int64_t bm, bn, bk, stages;
   bool bf16;
+  // fp8 (f8E4M3FN / f8E5M2, any mix): both operands K-major, B stored N x K
+  // and read with transpose_b. Only the sm_90a path handles it (wgmma);
+  // lowerCanonicalGemm leaves such kernels to the SIMT path.
+  bool fp8 = false;
+  bool aE5M2 = false, bE5M2 = false;
 };
+
+bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 
 Value memrefOf(Value tensor) {
   if (auto cast = tensor.getDefiningOp<UnrealizedConversionCastOp>())
@@ -59,7 +66,7 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
   tile::GemmOp gemm;
   int gemms = 0;
   kernel.walk([&](tile::GemmOp g) { gemm = g; ++gemms; });
-  if (gemms != 1 || gemm.getClear() || gemm.getTransposeA() || gemm.getTransposeB())
+  if (gemms != 1 || gemm.getClear() || gemm.getTransposeA())
     return false;
   auto loop = dyn_cast<tile::PipelinedOp>(gemm->getParentOp());
   if (!loop || loop->getBlock() != &body)
@@ -70,13 +77,24 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
   if (!at.isShared() || !bt.isShared() || !ct.getElementType().isF32())
     return false;
   Type ae = at.getElementType(), be = bt.getElementType();
-  if (ae != be || !(ae.isF16() || ae.isBF16()))
+  m.fp8 = isF8(ae) && isF8(be);
+  if (m.fp8) {
+    // K-major B (N x K tile), as fp8 wgmma reads it.
+    if (!gemm.getTransposeB())
+      return false;
+    m.aE5M2 = isa<Float8E5M2Type>(ae);
+    m.bE5M2 = isa<Float8E5M2Type>(be);
+  } else if (gemm.getTransposeB() || ae != be || !(ae.isF16() || ae.isBF16())) {
     return false;
+  }
   m.bm = ct.getShape()[0];
   m.bn = ct.getShape()[1];
   m.bk = at.getShape()[1];
-  if (!(m.bm == 64 || m.bm == 128) || !(m.bn == 64 || m.bn == 128) ||
-      !(m.bk == 32 || m.bk == 64))
+  if (!(m.bm == 64 || m.bm == 128) || !(m.bn == 64 || m.bn == 128))
+    return false;
+  if (m.fp8 ? !(m.bk == 64 || m.bk == 128) || bt.getShape()[0] != m.bn ||
+                  bt.getShape()[1] != m.bk
+            : !(m.bk == 32 || m.bk == 64))
     return false;
   m.bf16 = ae.isBF16();
   m.stages = std::max<int64_t>(2, std::min<int64_t>(loop.getNumStages(), 4));
@@ -111,7 +129,7 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
   if (cast<tile::GlobalTensorType>(m.copyA.getSrc().getType()).getRank() != 2 ||
       cast<tile::GlobalTensorType>(m.copyB.getSrc().getType()).getRank() != 2 ||
       cast<tile::GlobalTensorType>(m.copyA.getSrc().getType()).getElementType() != ae ||
-      cast<tile::GlobalTensorType>(m.copyB.getSrc().getType()).getElementType() != ae)
+      cast<tile::GlobalTensorType>(m.copyB.getSrc().getType()).getElementType() != be)
     return false;
   m.A = memrefOf(m.copyA.getSrc());
   m.B = memrefOf(m.copyB.getSrc());
@@ -266,7 +284,7 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
   tile::KernelOp kernel;
   fn.walk([&](tile::KernelOp k) { kernel = k; });
   GemmMatch m;
-  if (!kernel || !match(kernel, m))
+  if (!kernel || !match(kernel, m) || m.fp8)
     return 0;
 
   const int64_t BM = m.bm, BN = m.bn, BK = m.bk, S = m.stages;
@@ -598,20 +616,27 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     return false;
   // The loop must walk K from 0 in steps of the tile's BK, so that a K step
   // of 64 over all of K computes the same sums.
+  // fp8: B is N x K, its K offset is the second.
+  const bool fp8 = m.fp8;
+  Value bK = m.copyB.getSrcOffsets()[fp8 ? 1 : 0];
+  Value bN = m.copyB.getSrcOffsets()[fp8 ? 0 : 1];
   Value iv = m.loop.getBodyBlock().getArgument(0);
   if (!constIndex(m.loop.getLowerBound(), 0) || !constIndex(m.loop.getStep(), 1) ||
       scaleOfIv(m.copyA.getSrcOffsets()[1], iv) != m.bk ||
-      scaleOfIv(m.copyB.getSrcOffsets()[0], iv) != m.bk)
+      scaleOfIv(bK, iv) != m.bk)
     return false;
-  for (Value off : {m.copyA.getSrcOffsets()[0], m.copyB.getSrcOffsets()[1]})
+  for (Value off : {m.copyA.getSrcOffsets()[0], bN})
     if (off.getParentBlock() == &m.loop.getBodyBlock())
       return false; // row/col must not depend on the K step
   int64_t aSlot = slotOfMemref(m.A), bSlot = slotOfMemref(m.B);
   if (aSlot < 0 || bSlot < 0)
     return false;
 
-  const int64_t S = kSm90Stages, BK = kSm90BK;
-  const int64_t aBytes = 128 * BK * 2, bHalf = BK * 64 * 2;
+  // K step: 128 bytes of a row (one 128-byte swizzle atom row) either way:
+  // 64 16-bit or 128 fp8 elements; a stage is A 128 x BK then B (fp8: one
+  // 128 x BK K-major tile; 16-bit: two BK x 64 N-major halves).
+  const int64_t S = kSm90Stages, BK = fp8 ? 2 * kSm90BK : kSm90BK;
+  const int64_t aBytes = 128 * 128, bHalf = BK * 64 * 2;
   const int64_t barOff = S * kSm90StageBytes;
   const int64_t smemBytes = 1024 /*alignment slack*/ + barOff + 16 * S;
   MLIRContext *ctx = fn.getContext();
@@ -661,7 +686,7 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
   Value nk = e.toI32(arith::CeilDivUIOp::create(b, loc, K, e.ci(BK)));
   IRMapping offs = cloneOffsets(b, m.loop, m.loop.getLowerBound());
   Value rowA = e.toI32(offs.lookupOrDefault(m.copyA.getSrcOffsets()[0]));
-  Value colB = e.toI32(offs.lookupOrDefault(m.copyB.getSrcOffsets()[1]));
+  Value colB = e.toI32(offs.lookupOrDefault(bN));
 
   // Barrier init by thread 0, made visible to the async proxy.
   {
@@ -717,9 +742,14 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
                       "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];";
     e.asmOp(tma, "r,l,r,r,r", {sA, mapA, k0, rowA, full});
     Value sB = e.add(sA, e.c32(aBytes));
-    e.asmOp(tma, "r,l,r,r,r", {sB, mapB, colB, k0, full});
-    e.asmOp(tma, "r,l,r,r,r",
-            {e.add(sB, e.c32(bHalf)), mapB, e.add(colB, e.c32(64)), k0, full});
+    if (fp8) {
+      // B is N x K: one 128 (N) x 128 (K bytes) box, K-major like A.
+      e.asmOp(tma, "r,l,r,r,r", {sB, mapB, k0, colB, full});
+    } else {
+      e.asmOp(tma, "r,l,r,r,r", {sB, mapB, colB, k0, full});
+      e.asmOp(tma, "r,l,r,r,r",
+              {e.add(sB, e.c32(bHalf)), mapB, e.add(colB, e.c32(64)), k0, full});
+    }
   }
   // ---- consumer warpgroups ----
   b.setInsertionPointToStart(roleIf.elseBlock());
@@ -751,22 +781,30 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     };
     e.asmOp("wgmma.fence.sync.aligned;", "", {});
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
-    std::string text = std::string("wgmma.mma_async.sync.aligned.m64n128k16.f32.") +
-                       (m.bf16 ? "bf16.bf16" : "f16.f16") + " {";
+    std::string text =
+        fp8 ? std::string("wgmma.mma_async.sync.aligned.m64n128k32.f32.") +
+                  (m.aE5M2 ? "e5m2." : "e4m3.") + (m.bE5M2 ? "e5m2" : "e4m3") + " {"
+            : std::string("wgmma.mma_async.sync.aligned.m64n128k16.f32.") +
+                  (m.bf16 ? "bf16.bf16" : "f16.f16") + " {";
     std::string cons;
     for (int i = 0; i < 64; ++i) {
       text += (i ? ",$" : "$") + std::to_string(i);
       cons += "=f,";
     }
-    text += "}, $128, $129, p, 1, 1, 0, 1;\n}";
+    // fp8 wgmma has no transpose immediates (both operands K-major).
+    text += fp8 ? "}, $128, $129, p, 1, 1;\n}" : "}, $128, $129, p, 1, 1, 0, 1;\n}";
     text = "{\n.reg .pred p;\nsetp.ne.b32 p, $130, 0;\n" + text;
     for (int i = 0; i < 64; ++i)
       cons += std::to_string(i) + ",";
     cons += "l,l,r";
     SmallVector<Type> resTys(64, f32);
-    for (int64_t kk = 0; kk < BK / 16; ++kk) {
+    // Four wgmmas per stage, each over 32 bytes of K (k16 16-bit, k32 fp8):
+    // K-major operands advance their start address by 32 bytes inside the
+    // 128-byte swizzle row (the hardware applies the XOR).
+    for (int64_t kk = 0; kk < 4; ++kk) {
       Value da = desc(e.add(aAddr, e.c32(kk * 32)), 16, 1024);
-      Value db = desc(e.add(bAddr, e.c32(kk * 16 * 128)), bHalf, 1024);
+      Value db = fp8 ? desc(e.add(bAddr, e.c32(kk * 32)), 16, 1024)
+                     : desc(e.add(bAddr, e.c32(kk * 16 * 128)), bHalf, 1024);
       SmallVector<Value> ops(acc.begin(), acc.end());
       ops.push_back(da);
       ops.push_back(db);
@@ -891,9 +929,14 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
   out.sharedBytes = smemBytes;
   out.threads = 384;
   out.bf16 = m.bf16;
+  out.fp8 = fp8;
   out.aSlot = aSlot;
   out.bSlot = bSlot;
   out.boxA[0] = BK;  out.boxA[1] = 128;
-  out.boxB[0] = 64;  out.boxB[1] = BK;
+  if (fp8) {
+    out.boxB[0] = BK;  out.boxB[1] = 128;
+  } else {
+    out.boxB[0] = 64;  out.boxB[1] = BK;
+  }
   return true;
 }

@@ -32,6 +32,7 @@ struct Sm90Gemm {
   int64_t sharedBytes = 0;
   int64_t threads = 0;
   bool bf16 = false;
+  bool fp8 = false;               // 1-byte elements (tensor maps of UINT8)
   int64_t aSlot = -1, bSlot = -1; // slot of each tensor's pointer
   int64_t boxA[2] = {0, 0};       // innermost first
   int64_t boxB[2] = {0, 0};

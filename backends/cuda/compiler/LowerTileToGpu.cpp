@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerTileToGpu.h"
+#include "AttentionFastPath.h"
 #include "GemmFastPath.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
@@ -27,6 +28,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
 
 using namespace mlir;
 namespace tile = tessera::tile;
@@ -46,11 +49,63 @@ Value zeroOf(OpBuilder &b, Location loc, Type t) {
   return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
 }
 
+bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+/// Decodes an f8E4M3FN or f8E5M2 scalar to f32 with integer ops (LLVM has
+/// no fp8 types; this works on every chip, sm_89's cvt.f16x2.e4m3x2 not
+/// needed). E4M3FN: bias 7, no infinities, S.1111.111 NaN, subnormals
+/// m * 2^-9. E5M2: bias 15, exponent 31 inf (m = 0) or NaN, subnormals
+/// m * 2^-16.
+Value decodeF8(OpBuilder &b, Location loc, Value v) {
+  bool e4m3 = isa<Float8E4M3FNType>(v.getType());
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto ci = [&](int64_t x) {
+    return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(x));
+  };
+  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15, emax = e4m3 ? 15 : 31;
+  Value x = arith::ExtUIOp::create(
+      b, loc, i32, arith::BitcastOp::create(b, loc, b.getI8Type(), v));
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, x, ci(0x80)), ci(24));
+  Value mag = arith::AndIOp::create(b, loc, x, ci(0x7F));
+  Value e = arith::ShRUIOp::create(b, loc, mag, ci(mbits));
+  Value m = arith::AndIOp::create(b, loc, mag, ci((1 << mbits) - 1));
+  Value normal = arith::OrIOp::create(
+      b, loc,
+      arith::ShLIOp::create(b, loc,
+                            arith::AddIOp::create(b, loc, e, ci(127 - bias)),
+                            ci(23)),
+      arith::ShLIOp::create(b, loc, m, ci(23 - mbits)));
+  Value sub = arith::MulFOp::create(
+      b, loc, arith::UIToFPOp::create(b, loc, f32, m),
+      arith::ConstantOp::create(
+          b, loc, f32, b.getF32FloatAttr(std::ldexp(1.0f, 1 - bias - mbits))));
+  Value subBits = arith::BitcastOp::create(b, loc, i32, sub);
+  auto eq = [&](Value p, Value q) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, q);
+  };
+  Value bits = arith::SelectOp::create(b, loc, eq(e, ci(0)), subBits, normal);
+  if (e4m3) {
+    bits = arith::SelectOp::create(b, loc, eq(mag, ci(0x7F)), ci(0x7FC00000),
+                                   bits);
+  } else {
+    Value special = arith::SelectOp::create(b, loc, eq(m, ci(0)),
+                                            ci(0x7F800000), ci(0x7FC00000));
+    bits = arith::SelectOp::create(b, loc, eq(e, ci(emax)), special, bits);
+  }
+  bits = arith::OrIOp::create(b, loc, bits, sign);
+  return arith::BitcastOp::create(b, loc, f32, bits);
+}
+
 /// Converts a scalar between element types (what tile.copy does).
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
   if (from == to)
     return v;
+  if (isF8(from)) {
+    Value wide = decodeF8(b, loc, v);
+    return to.isF32() ? wide : convertScalar(b, loc, wide, to);
+  }
   if (from.isIndex() || to.isIndex()) {
     if (isa<FloatType>(from)) {
       Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
@@ -304,6 +359,9 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
     tessera::cuda::Sm90Gemm g;
     if (tessera::cuda::lowerCanonicalGemmSm90(fn, g)) {
       int64_t fbBytes = tessera::cuda::lowerCanonicalGemm(fallback, chip);
+      // fp8 has no mma.sync kernel here: its fallback is the SIMT path.
+      if (fbBytes == 0 && g.fp8)
+        fbBytes = planSharedMemory(fallback, 0);
       if (fbBytes == 0)
         return fn.emitOpError("internal: the fallback of the wgmma kernel "
                               "does not match the mma.sync path");
@@ -312,11 +370,13 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
       fn->setAttr(kThreadsAttr, b.getI64IntegerAttr(g.threads));
       fn->setAttr("tessera.threads_override", b.getI64IntegerAttr(g.threads));
       fallback->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(fbBytes));
-      uint32_t dtype = g.bf16 ? 9 : 6; // CU_TENSOR_MAP_DATA_TYPE_{BFLOAT16,FLOAT16}
+      // CU_TENSOR_MAP_DATA_TYPE_{UINT8,BFLOAT16,FLOAT16}: fp8 moves as bytes.
+      uint32_t dtype = g.fp8 ? 0 : g.bf16 ? 9 : 6;
+      int32_t elemBytes = g.fp8 ? 1 : 2;
       SmallVector<int32_t> words = {(int32_t)tessera::cuda::kTmaMagic, 2,
                                     128, (int32_t)fbBytes};
       auto addMap = [&](int64_t slot, const int64_t box[2]) {
-        words.append({(int32_t)slot, (int32_t)dtype, 2, (int32_t)box[0],
+        words.append({(int32_t)slot, (int32_t)dtype, elemBytes, (int32_t)box[0],
                       (int32_t)box[1], /*SWIZZLE_128B*/ 3,
                       /*L2 promotion 128B*/ 2, 0});
       };
@@ -339,7 +399,9 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
   }
   // Tensor-core kernel for the canonical GEMM, then the SIMT path's tiles
   // after its buffers.
-  int64_t fastBytes = tessera::cuda::lowerCanonicalGemm(fn, chip);
+  int64_t fastBytes = tessera::cuda::lowerCanonicalAttention(fn, chip);
+  if (fastBytes == 0)
+    fastBytes = tessera::cuda::lowerCanonicalGemm(fn, chip);
   sharedBytes = planSharedMemory(fn, fastBytes);
   fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
   return success();
@@ -538,12 +600,11 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
                                 ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto at = tileTypeOf(op.getA()), bt = tileTypeOf(op.getB());
+    (void)bt;
     auto ct = tileTypeOf(op.getC());
     Type acc = ct.getElementType();
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(at.getElementType()) ||
-        isa<Float8E4M3FNType, Float8E5M2Type>(bt.getElementType()))
-      return op.emitOpError("fp8 gemm needs the sm_90a tensor-core path, "
-                            "which does not handle this kernel shape");
+    // fp8 inputs decode to f32 on load (decodeF8): correct on every chip,
+    // at SIMT speed; the sm_90a fast path uses fp8 wgmma instead.
     int64_t k = op.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
     Value A = a.getA(), B = a.getB(), C = a.getC();
     bool clear = op.getClear();
