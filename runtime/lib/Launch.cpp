@@ -5,7 +5,9 @@
 
 #include <cctype>
 #include <cstring>
-#include <map>
+#include <algorithm>
+#include <string_view>
+#include <vector>
 
 using namespace tessera;
 using tessera::runtime::makeStatus;
@@ -29,16 +31,79 @@ const char *dtypeName(uint32_t dtype) {
              : "<invalid dtype>";
 }
 
+/// Whether the decimal \p want (a static dim of the metadata) is \p value,
+/// without formatting \p value.
+bool staticDimIs(const std::string &want, int64_t value) {
+  if (value < 0)
+    return false;
+  uint64_t parsed = 0;
+  for (char c : want) {
+    if (c < '0' || c > '9' || parsed > (UINT64_MAX - 9) / 10)
+      return false;
+    parsed = parsed * 10 + uint64_t(c - '0');
+  }
+  // "007" is not 7: the metadata writes plain decimals.
+  return parsed == uint64_t(value) && (want.size() == 1 || want[0] != '0');
+}
+
+/// Per-thread scratch of the launch path, reused so that a launch does not
+/// allocate once the vectors have grown (a launch is a few microseconds; each
+/// malloc/free pair is a noticeable part of it).
+struct LaunchScratch {
+  std::vector<uint64_t> slots;
+  /// Bound symbols: name, value, the argument that bound it. Kernels have a
+  /// handful, so a linear search beats a map and needs no node allocations.
+  struct Symbol {
+    std::string_view name;
+    int64_t value;
+    uint32_t arg;
+  };
+  std::vector<Symbol> symbols;
+  /// Per argument: its dims (tensors) or none (scalars).
+  struct ArgDims {
+    const int64_t *dims;
+    uint32_t rank;
+  };
+  std::vector<ArgDims> argDims;
+};
+
+/// The grid of the last few launches per thread: a grid is a function of the
+/// formulas and the tensor dims alone (symbols are bound from dims), so a
+/// launch with the same formulas and dims as a recent one reuses its grid
+/// instead of parsing and evaluating the formulas again. Entries hold copies
+/// of the formulas, so a kernel destroyed and another allocated at its
+/// address cannot match by accident.
+struct GridMemo {
+  struct Entry {
+    const tessera_kernel_s *kernel = nullptr;
+    std::string formulas[3];
+    std::vector<int64_t> dims; // per argument: rank, then dims; -1: scalar
+    uint32_t grid[3] = {};
+  };
+  static constexpr size_t kEntries = 4;
+  Entry entries[kEntries];
+  size_t next = 0;
+};
+
+thread_local LaunchScratch tScratch;
+thread_local GridMemo tGridMemo;
+
 /// Checks arguments and computes everything a launch needs.
 class LaunchBuilder {
 public:
   explicit LaunchBuilder(const tessera_kernel_s &kernel)
-      : kernel(kernel), info(kernel.info) {}
+      : slots(tScratch.slots), kernel(kernel), info(kernel.info),
+        symbols(tScratch.symbols), argDims(tScratch.argDims) {
+    slots.clear();
+    symbols.clear();
+    argDims.clear();
+  }
 
   tessera_status_t build(const tessera_arg *args, uint32_t numArgs);
 
   tessera_launch_dims dims = {};
-  std::vector<uint64_t> slots;
+  /// Valid until the next launch on this thread.
+  std::vector<uint64_t> &slots;
 
 private:
   tessera_status_t fail(const std::string &what) {
@@ -50,26 +115,27 @@ private:
   tessera_status_t scalar(const bundle::KernelArg &meta,
                           const tessera_scalar_arg &arg);
   tessera_status_t grid();
+  tessera_status_t evaluateGrid(uint32_t out[3]);
 
   const tessera_kernel_s &kernel;
   const bundle::KernelInfo &info;
-  /// symbol -> (value, the argument that bound it)
-  std::map<std::string, std::pair<int64_t, std::string>, std::less<>> symbols;
-  std::vector<std::vector<int64_t>> argDims;
+  std::vector<LaunchScratch::Symbol> &symbols;
+  std::vector<LaunchScratch::ArgDims> &argDims;
 };
 
 tessera_status_t LaunchBuilder::tensor(const bundle::KernelArg &meta,
                                        const tessera_tensor_arg &arg) {
-  std::string where = "argument '" + meta.name + "'";
+  // Built only on failure: the success path allocates nothing.
+  auto where = [&] { return "argument '" + meta.name + "'"; };
   if (!arg.buffer)
-    return fail(where + " has no buffer");
+    return fail(where() + " has no buffer");
   if (arg.buffer->device != kernel.module->device)
-    return fail(where + " is a buffer of another device");
+    return fail(where() + " is a buffer of another device");
   if (arg.dtype != static_cast<uint32_t>(meta.dtype))
-    return fail(where + " must be " + bundle::dtypeName(meta.dtype) + ", got " +
+    return fail(where() + " must be " + bundle::dtypeName(meta.dtype) + ", got " +
                 dtypeName(arg.dtype));
   if (arg.rank != meta.dims.size())
-    return fail(where + " must have rank " + std::to_string(meta.dims.size()) +
+    return fail(where() + " must have rank " + std::to_string(meta.dims.size()) +
                 ", got " + std::to_string(arg.rank));
   uint64_t elements = 1;
   bool overflow = false;
@@ -77,49 +143,51 @@ tessera_status_t LaunchBuilder::tensor(const bundle::KernelArg &meta,
     int64_t value = arg.dims[d];
     const std::string &want = meta.dims[d];
     if (value < 0)
-      return fail(where + " has negative dimension " + std::to_string(d));
+      return fail(where() + " has negative dimension " + std::to_string(d));
     overflow |= __builtin_mul_overflow(elements, static_cast<uint64_t>(value),
                                        &elements);
     if (want == "?")
       continue;
     if (std::isdigit(static_cast<unsigned char>(want[0]))) {
-      if (std::to_string(value) != want)
-        return fail(where + " must have dimension " + std::to_string(d) +
+      if (!staticDimIs(want, value))
+        return fail(where() + " must have dimension " + std::to_string(d) +
                     " equal to " + want + ", got " + std::to_string(value));
       continue;
     }
-    auto [it, inserted] = symbols.try_emplace(want, value, meta.name);
-    if (!inserted && it->second.first != value)
-      return fail("dimension " + want + " is " +
-                  std::to_string(it->second.first) + " in argument '" +
-                  it->second.second + "' but " + std::to_string(value) +
-                  " in argument '" + meta.name + "'");
+    auto it = std::find_if(symbols.begin(), symbols.end(),
+                           [&](const auto &s) { return s.name == want; });
+    if (it == symbols.end())
+      symbols.push_back({want, value, uint32_t(argDims.size())});
+    else if (it->value != value)
+      return fail("dimension " + want + " is " + std::to_string(it->value) +
+                  " in argument '" + info.args[it->arg].name + "' but " +
+                  std::to_string(value) + " in argument '" + meta.name + "'");
   }
   uint64_t bytes = 0, end = 0;
   overflow |=
       __builtin_mul_overflow(elements, bundle::dtypeBytes(meta.dtype), &bytes);
   overflow |= __builtin_add_overflow(bytes, arg.byte_offset, &end);
   if (overflow || end > arg.buffer->size)
-    return fail(where + " needs bytes up to " +
+    return fail(where() + " needs bytes up to " +
                 (overflow ? std::string("beyond 2^64") : std::to_string(end)) +
                 " but its buffer has " + std::to_string(arg.buffer->size));
   slots.push_back(arg.buffer->address + arg.byte_offset);
   for (uint32_t d = 0; d < arg.rank; ++d)
     slots.push_back(static_cast<uint64_t>(arg.dims[d]));
-  argDims.emplace_back(arg.dims, arg.dims + arg.rank);
+  argDims.push_back({arg.dims, arg.rank});
   return nullptr;
 }
 
 tessera_status_t LaunchBuilder::scalar(const bundle::KernelArg &meta,
                                        const tessera_scalar_arg &arg) {
-  std::string where = "argument '" + meta.name + "'";
+  auto where = [&] { return "argument '" + meta.name + "'"; };
   if (arg.dtype != static_cast<uint32_t>(meta.dtype))
-    return fail(where + " must be " + bundle::dtypeName(meta.dtype) + ", got " +
+    return fail(where() + " must be " + bundle::dtypeName(meta.dtype) + ", got " +
                 dtypeName(arg.dtype));
   uint64_t slot = 0;
   auto intRange = [&](int64_t lo, int64_t hi) -> tessera_status_t {
     if (arg.value.i < lo || arg.value.i > hi)
-      return fail(where + " is " + std::to_string(arg.value.i) +
+      return fail(where() + " is " + std::to_string(arg.value.i) +
                   ", outside the range of " + bundle::dtypeName(meta.dtype));
     // Two's complement, truncated to the type's width: the low bytes.
     unsigned bits = bundle::dtypeBytes(meta.dtype) * 8;
@@ -130,7 +198,7 @@ tessera_status_t LaunchBuilder::scalar(const bundle::KernelArg &meta,
   };
   auto bitsFit = [&](unsigned bits) -> tessera_status_t {
     if (arg.value.bits >> bits)
-      return fail(where + " has bits beyond the " + std::to_string(bits) +
+      return fail(where() + " has bits beyond the " + std::to_string(bits) +
                   " of " + bundle::dtypeName(meta.dtype));
     slot = arg.value.bits;
     return nullptr;
@@ -174,19 +242,19 @@ tessera_status_t LaunchBuilder::scalar(const bundle::KernelArg &meta,
   if (status)
     return status;
   slots.push_back(slot);
-  argDims.emplace_back();
+  argDims.push_back({nullptr, 0});
   return nullptr;
 }
 
-tessera_status_t LaunchBuilder::grid() {
+tessera_status_t LaunchBuilder::evaluateGrid(uint32_t out[3]) {
   bundle::GridEnv env;
-  for (const auto &[name, bound] : symbols)
-    env.symbols.emplace(name, bound.first);
+  for (const auto &symbol : symbols)
+    env.symbols.emplace(std::string(symbol.name), symbol.value);
   env.dim = [this](int64_t arg, int64_t dim, int64_t &value) {
     if (arg < 0 || arg >= static_cast<int64_t>(argDims.size()) || dim < 0 ||
-        dim >= static_cast<int64_t>(argDims[arg].size()))
+        dim >= static_cast<int64_t>(argDims[arg].rank))
       return false;
-    value = argDims[arg][dim];
+    value = argDims[arg].dims[dim];
     return true;
   };
   static const char *axes[] = {"x", "y", "z"};
@@ -199,8 +267,49 @@ tessera_status_t LaunchBuilder::grid() {
       return fail("grid " + std::string(axes[axis]) + " = '" + info.grid[axis] +
                   "' evaluates to " + std::to_string(value) +
                   ", outside [0, 4294967295]");
-    dims.grid[axis] = static_cast<uint32_t>(value);
+    out[axis] = static_cast<uint32_t>(value);
   }
+  return nullptr;
+}
+
+tessera_status_t LaunchBuilder::grid() {
+  GridMemo &memo = tGridMemo;
+  auto matches = [&](const GridMemo::Entry &e) {
+    if (e.kernel != &kernel)
+      return false;
+    for (int axis = 0; axis < 3; ++axis)
+      if (e.formulas[axis] != info.grid[axis])
+        return false;
+    size_t p = 0;
+    for (const auto &a : argDims) {
+      int64_t rank = a.dims ? int64_t(a.rank) : -1;
+      if (p >= e.dims.size() || e.dims[p++] != rank)
+        return false;
+      for (uint32_t d = 0; a.dims && d < a.rank; ++d)
+        if (p >= e.dims.size() || e.dims[p++] != a.dims[d])
+          return false;
+    }
+    return p == e.dims.size();
+  };
+  for (const auto &e : memo.entries)
+    if (matches(e)) {
+      std::memcpy(dims.grid, e.grid, sizeof dims.grid);
+      return nullptr;
+    }
+  if (auto *status = evaluateGrid(dims.grid))
+    return status;
+  GridMemo::Entry &e = memo.entries[memo.next];
+  memo.next = (memo.next + 1) % GridMemo::kEntries;
+  e.kernel = &kernel;
+  for (int axis = 0; axis < 3; ++axis)
+    e.formulas[axis] = info.grid[axis];
+  e.dims.clear();
+  for (const auto &a : argDims) {
+    e.dims.push_back(a.dims ? int64_t(a.rank) : -1);
+    for (uint32_t d = 0; a.dims && d < a.rank; ++d)
+      e.dims.push_back(a.dims[d]);
+  }
+  std::memcpy(e.grid, dims.grid, sizeof e.grid);
   return nullptr;
 }
 
@@ -286,10 +395,13 @@ tessera_status_t tessera_kernel_launch(tessera_kernel_t kernel,
   launch.slots = builder.slots.data();
   auto lock = tessera::runtime::lockStream(device, stream);
   PluginError err;
-  return pluginStatus(
-      device->api->launch(kernel->handle, stream ? stream->handle : nullptr,
-                          &launch, err.data(), err.size()),
-      err.text, "launch of kernel '" + kernel->info.name + "' failed");
+  int code = device->api->launch(kernel->handle,
+                                 stream ? stream->handle : nullptr, &launch,
+                                 err.data(), err.size());
+  if (code == TESSERA_PLUGIN_OK)
+    return nullptr; // no message to build on the common path
+  return pluginStatus(code, err.text,
+                      "launch of kernel '" + kernel->info.name + "' failed");
 }
 
 tessera_arg tessera_arg_tensor(tessera_buffer_t buffer, tessera_dtype_t dtype,
