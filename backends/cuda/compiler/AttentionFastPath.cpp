@@ -569,6 +569,26 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
   Value qRow0 = e.add(q0, e.add(e.mul(warp, e.ci(16)), g)); // rows qRow0, qRow0 + 8
   Value qRow1 = e.add(qRow0, e.ci(8));
 
+  // Per-thread ldmatrix offsets (bytes from a K or V stage's base). K rows
+  // (keys) np*16 + (lhi/2)*8 + l8, chunk kk*2 + lhi%2: row & 7 == l8, so
+  // np only adds np * 4096. V rows kk*16 + (lhi%2)*8 + l8, chunk
+  // nj*2 + lhi/2: kk only adds kk * 4096.
+  SmallVector<Value> kOff, vOff;
+  {
+    Value kRow = e.add(e.mul(e.divu(lhi, 2), e.ci(8)), l8);
+    Value vRow = e.add(e.mul(e.andi(lhi, e.ci(1)), e.ci(8)), l8);
+    for (int64_t kk = 0; kk < 8; ++kk)
+      kOff.push_back(e.toI32(swz(kRow, e.add(e.ci(kk * 2), e.andi(lhi, e.ci(1))))));
+    for (int64_t nj = 0; nj < 8; ++nj)
+      vOff.push_back(e.toI32(swz(vRow, e.add(e.ci(nj * 2), e.divu(lhi, 2)))));
+  }
+  auto ldsm = [&](Value addr, int64_t imm, bool trans) {
+    std::string t = std::string("ldmatrix.sync.aligned.m8n8.x4") +
+                    (trans ? ".trans" : "") + ".shared.b16 {$0,$1,$2,$3}, [$4+" +
+                    std::to_string(imm) + "];";
+    return e.asmOp(t, "=r,=r,=r,=r,r", {addr}, {i32, i32, i32, i32});
+  };
+
   const std::string mma =
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, "
       "{$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};";
@@ -610,11 +630,7 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
     SmallVector<Value> s(32, zero);
     for (int64_t kk = 0; kk < 8; ++kk)
       for (int64_t np = 0; np < 4; ++np) {
-        Value key = e.add(e.ci(np * 16), e.add(e.mul(e.divu(lhi, 2), e.ci(8)), l8));
-        Value ch = e.add(e.ci(kk * 2), e.andi(lhi, e.ci(1)));
-        auto v = e.asmOp("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];",
-                         "=r,=r,=r,=r,r", {e.add(kS, e.toI32(swz(key, ch)))},
-                         {i32, i32, i32, i32});
+        auto v = ldsm(e.add(kS, kOff[kk]), np * 16 * 256, false);
         for (int64_t h = 0; h < 2; ++h) {
           int64_t ni = np * 2 + h;
           auto d = mmaOp(qf[kk], v[2 * h], v[2 * h + 1],
@@ -686,12 +702,8 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
                     e.pack(s[(2 * kk) * 4 + 2], s[(2 * kk) * 4 + 3]),
                     e.pack(s[(2 * kk + 1) * 4 + 0], s[(2 * kk + 1) * 4 + 1]),
                     e.pack(s[(2 * kk + 1) * 4 + 2], s[(2 * kk + 1) * 4 + 3])};
-      Value krow = e.add(e.ci(kk * 16), e.add(l8, e.mul(e.andi(lhi, e.ci(1)), e.ci(8))));
       for (int64_t nj = 0; nj < 8; ++nj) {
-        Value ch = e.add(e.ci(nj * 2), e.divu(lhi, 2));
-        auto v = e.asmOp(
-            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0,$1,$2,$3}, [$4];",
-            "=r,=r,=r,=r,r", {e.add(vS, e.toI32(swz(krow, ch)))}, {i32, i32, i32, i32});
+        auto v = ldsm(e.add(vS, vOff[nj]), kk * 16 * 256, true);
         for (int64_t h = 0; h < 2; ++h) {
           int64_t dt = nj * 2 + h;
           auto d = mmaOp(a, v[2 * h], v[2 * h + 1], ArrayRef<Value>(acc).slice(dt * 4, 4));
