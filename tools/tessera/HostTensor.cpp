@@ -2,7 +2,9 @@
 
 #include "HostTensor.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <cstring>
 #include <limits>
 
@@ -47,21 +49,33 @@ double fp8ToDouble(uint8_t v, bool e4m3) {
   return sign ? -r : r;
 }
 
-uint8_t doubleToFp8(double x, bool e4m3) {
-  // Exhaustive nearest search: 256 codes, only used for test data.
-  uint8_t best = 0;
-  double bestErr = INFINITY;
-  for (int c = 0; c < 256; ++c) {
-    double v = fp8ToDouble(uint8_t(c), e4m3);
-    if (std::isnan(v) || std::isinf(v))
-      continue;
-    double err = std::fabs(v - x);
-    if (err < bestErr) {
-      bestErr = err;
-      best = uint8_t(c);
+/// The finite codes of one fp8 format sorted by value, for nearest-value
+/// rounding by binary search (ties go to the lower value; test data only).
+struct Fp8Table {
+  std::vector<std::pair<double, uint8_t>> codes;
+  explicit Fp8Table(bool e4m3) {
+    for (int c = 0; c < 256; ++c) {
+      double v = fp8ToDouble(uint8_t(c), e4m3);
+      if (!std::isnan(v) && !std::isinf(v) && !(v == 0 && (c & 0x80)))
+        codes.push_back({v, uint8_t(c)});
     }
+    std::sort(codes.begin(), codes.end());
   }
-  return best;
+  uint8_t nearest(double x) const {
+    auto it = std::lower_bound(codes.begin(), codes.end(),
+                               std::make_pair(x, uint8_t(0)));
+    if (it == codes.end())
+      return codes.back().second;
+    if (it == codes.begin())
+      return it->second;
+    auto below = std::prev(it);
+    return (x - below->first <= it->first - x) ? below->second : it->second;
+  }
+};
+
+uint8_t doubleToFp8(double x, bool e4m3) {
+  static const Fp8Table e4m3Table(true), e5m2Table(false);
+  return (e4m3 ? e4m3Table : e5m2Table).nearest(x);
 }
 
 } // namespace
