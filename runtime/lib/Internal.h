@@ -82,7 +82,10 @@ tessera_status_t pluginStatus(int code, const char *message,
 
 /// The error buffer handed to plugin calls.
 struct PluginError {
-  char text[512] = {0};
+  // Only the first byte is cleared: plugins write a terminated message on
+  // failure, and this sits on the launch path.
+  PluginError() { text[0] = 0; }
+  char text[512];
   char *data() { return text; }
   size_t size() const { return sizeof text; }
 };

@@ -172,13 +172,26 @@ struct tessera_plugin_module_s {
   std::set<std::string> tmaSymbols;
 };
 
+// Makes the device's context current on this thread. Asking first is cheaper
+// than setting on every call (the launch path's hottest driver call after
+// cuLaunchKernel), and it stays right when the application switches
+// contexts between our calls.
 static CUresult bindContext(tessera_plugin_device device) {
+  CUcontext current = nullptr;
+  if (gCu.cuCtxGetCurrent(&current) == CUDA_SUCCESS &&
+      current == device->context)
+    return CUDA_SUCCESS;
   return gCu.cuCtxSetCurrent(device->context);
 }
 
 #define BIND(device, what)                                                     \
-  CU_CHECK(cuCtxSetCurrent((device)->context), TESSERA_PLUGIN_ERROR_INTERNAL,  \
-           what)
+  do {                                                                         \
+    CUresult bindResult_ = bindContext(device);                                \
+    if (bindResult_ != CUDA_SUCCESS)                                           \
+      return cuFail(err, errLen,                                               \
+                    codeFor(bindResult_, TESSERA_PLUGIN_ERROR_INTERNAL),       \
+                    bindResult_, std::string(what) + ": cuCtxSetCurrent failed"); \
+  } while (0)
 
 extern "C" {
 

@@ -31,6 +31,7 @@ namespace tessera::cuda {
   X(cuDevicePrimaryCtxRetain, (CUcontext * ctx, CUdevice dev))                 \
   X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                              \
   X(cuCtxSetCurrent, (CUcontext ctx))                                          \
+  X(cuCtxGetCurrent, (CUcontext * ctx))                                        \
   X(cuMemAlloc_v2, (CUdeviceptr * ptr, size_t bytes))                          \
   X(cuMemFree_v2, (CUdeviceptr ptr))                                           \
   X(cuMemcpyHtoDAsync_v2,                                                      \
