@@ -64,6 +64,10 @@ for tool in memcheck racecheck; do
   echo "flash $tool exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-fa-$tool.txt")"
 done | tee "$out/sanitizer-summary.txt"
 
+echo "== host cost of one launch through the C API"
+"$bin/tessera-bench-launch" --bundle "$b/elementwise_add.tsb" --device cuda --n 1 \
+  | tee "$out/launch.json"
+
 if [ "${TESSERA_GPU_BENCH:-1}" = 1 ]; then
   echo "== benchmarks"
   OUT="$out" bench/gpu/run.sh "$bin" "$b" ${TESSERA_GPU_BENCH_WHICH:-gemm attention} > "$out/bench.txt" 2>&1
