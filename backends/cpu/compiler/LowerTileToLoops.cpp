@@ -1,6 +1,7 @@
 //===- LowerTileToLoops.cpp - tile dialect to scf/memref for CPUs ---------===//
 
 #include "LowerTileToLoops.h"
+#include "TileLoweringUtils.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
 
@@ -17,210 +18,14 @@
 #include <cmath>
 
 using namespace mlir;
+using namespace tessera::lowering;
 namespace tile = tessera::tile;
 
 namespace {
 
 //===----------------------------------------------------------------------===//
-// Small builders
-//===----------------------------------------------------------------------===//
-
-Value idx(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-/// A constant of integer or float type `t`, or a splat of one when `t` is a
-/// vector type.
-Value constOf(OpBuilder &b, Location loc, Type t, double fv, int64_t iv) {
-  Type elem = getElementTypeOrSelf(t);
-  TypedAttr attr = isa<FloatType>(elem) ? (TypedAttr)b.getFloatAttr(elem, fv)
-                                        : (TypedAttr)b.getIntegerAttr(elem, iv);
-  if (auto vt = dyn_cast<VectorType>(t))
-    return arith::ConstantOp::create(b, loc, vt,
-                                     DenseElementsAttr::get(vt, attr));
-  return arith::ConstantOp::create(b, loc, t, attr);
-}
-
-bool isF8(Type t) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
-}
-
-/// Decodes an f8E4M3FN or f8E5M2 value (scalar or vector) to f32 with
-/// integer ops: LLVM has no fp8 types, so arith.extf cannot lower.
-///   E4M3FN: bias 7, no infinities, S.1111.111 is NaN, subnormals m * 2^-9.
-///   E5M2:   bias 15, exponent 31 is inf (m = 0) or NaN, subnormals m * 2^-16.
-Value decodeF8(OpBuilder &b, Location loc, Value v) {
-  Type t = v.getType();
-  bool e4m3 = isa<Float8E4M3FNType>(getElementTypeOrSelf(t));
-  auto shaped = [&](Type elem) -> Type {
-    if (auto vt = dyn_cast<VectorType>(t))
-      return VectorType::get(vt.getShape(), elem);
-    return elem;
-  };
-  Type i8 = shaped(b.getI8Type()), i32 = shaped(b.getI32Type()),
-       f32 = shaped(b.getF32Type());
-  auto ci = [&](int64_t x) { return constOf(b, loc, i32, 0, x); };
-  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15, emax = e4m3 ? 15 : 31;
-  Value x = arith::ExtUIOp::create(
-      b, loc, i32, arith::BitcastOp::create(b, loc, i8, v));
-  Value sign = arith::ShLIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, x, ci(0x80)), ci(24));
-  Value mag = arith::AndIOp::create(b, loc, x, ci(0x7F));
-  Value e = arith::ShRUIOp::create(b, loc, mag, ci(mbits));
-  Value m = arith::AndIOp::create(b, loc, mag, ci((1 << mbits) - 1));
-  // Normal: rebias the exponent, left-align the mantissa.
-  Value normal = arith::OrIOp::create(
-      b, loc,
-      arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, e, ci(127 - bias)),
-                            ci(23)),
-      arith::ShLIOp::create(b, loc, m, ci(23 - mbits)));
-  // Subnormal: m * 2^(1 - bias - mbits), exact in f32.
-  Value sub = arith::MulFOp::create(
-      b, loc, arith::UIToFPOp::create(b, loc, f32, m),
-      constOf(b, loc, f32, std::ldexp(1.0, 1 - bias - mbits), 0));
-  Value subBits = arith::BitcastOp::create(b, loc, i32, sub);
-  auto eq = [&](Value p, Value q) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, q);
-  };
-  Value bits = arith::SelectOp::create(b, loc, eq(e, ci(0)), subBits, normal);
-  if (e4m3) {
-    bits = arith::SelectOp::create(b, loc, eq(mag, ci(0x7F)), ci(0x7FC00000),
-                                   bits);
-  } else {
-    Value special = arith::SelectOp::create(b, loc, eq(m, ci(0)),
-                                            ci(0x7F800000), ci(0x7FC00000));
-    bits = arith::SelectOp::create(b, loc, eq(e, ci(emax)), special, bits);
-  }
-  bits = arith::OrIOp::create(b, loc, bits, sign);
-  return arith::BitcastOp::create(b, loc, f32, bits);
-}
-
-/// Converts a scalar between element types (the conversions tile.copy does).
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (isF8(from)) {
-    // fp8 sources decode to f32 first, then convert from there.
-    Value wide = decodeF8(b, loc, v);
-    return to.isF32() ? wide : convertScalar(b, loc, wide, to);
-  }
-  if (from.isIndex() || to.isIndex()) {
-    if (isa<FloatType>(from)) {
-      Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
-      return arith::IndexCastOp::create(b, loc, to, i);
-    }
-    if (isa<FloatType>(to)) {
-      Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
-      return arith::SIToFPOp::create(b, loc, to, i);
-    }
-    return arith::IndexCastOp::create(b, loc, to, v);
-  }
-  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
-  if (ff && tf) {
-    if (ff.getWidth() < tf.getWidth() ||
-        (ff.getWidth() == tf.getWidth() && ff.getFPMantissaWidth() <
-                                               tf.getFPMantissaWidth()))
-      return arith::ExtFOp::create(b, loc, to, v);
-    if (ff.getWidth() == tf.getWidth()) {
-      // bf16 <-> f16: go through f32.
-      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-      return arith::TruncFOp::create(b, loc, to, wide);
-    }
-    return arith::TruncFOp::create(b, loc, to, v);
-  }
-  if (!ff && !tf) {
-    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-      return arith::ExtSIOp::create(b, loc, to, v);
-    return arith::TruncIOp::create(b, loc, to, v);
-  }
-  if (ff)
-    return arith::FPToSIOp::create(b, loc, to, v);
-  return arith::SIToFPOp::create(b, loc, to, v);
-}
-
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
-}
-
-/// Builds a nest of static loops [0, shape[d]) and calls `body` innermost.
-void loopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-              function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t d : shape) {
-    lbs.push_back(idx(b, loc, 0));
-    ubs.push_back(idx(b, loc, d));
-    steps.push_back(idx(b, loc, 1));
-  }
-  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
-}
-
-Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conds) {
-  Value r = conds.front();
-  for (Value c : conds.drop_front())
-    r = arith::AndIOp::create(b, loc, r, c);
-  return r;
-}
-
-tile::TileType tileTypeOf(Value original) {
-  return cast<tile::TileType>(original.getType());
-}
-
-//===----------------------------------------------------------------------===//
-// Type conversion: tiles are static memrefs, tensors dynamic row-major ones.
-//===----------------------------------------------------------------------===//
-
-class TileTypeConverter : public TypeConverter {
-public:
-  TileTypeConverter() {
-    addConversion([](Type t) { return t; });
-    addConversion([](tile::TileType t) -> Type {
-      return MemRefType::get(t.getShape(), t.getElementType());
-    });
-    addConversion([](tile::GlobalTensorType t) -> Type {
-      SmallVector<int64_t> shape(t.getRank(), ShapedType::kDynamic);
-      return MemRefType::get(shape, t.getElementType());
-    });
-    auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
-                   Location loc) -> Value {
-      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
-          .getResult(0);
-    };
-    addSourceMaterialization(cast);
-    addTargetMaterialization(cast);
-  }
-};
-
-//===----------------------------------------------------------------------===//
 // Function entry: unpack the argument slots
 //===----------------------------------------------------------------------===//
-
-/// Builds the memref descriptor of a row-major tensor whose data pointer and
-/// sizes were read from the slots.
-Value buildTensorMemref(OpBuilder &b, Location loc, MemRefType type, Value ptr,
-                        ArrayRef<Value> dims) {
-  MLIRContext *ctx = b.getContext();
-  int64_t rank = type.getRank();
-  auto i64 = b.getI64Type();
-  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-  auto arr = LLVM::LLVMArrayType::get(i64, rank);
-  auto descTy = LLVM::LLVMStructType::getLiteral(ctx, {ptrTy, ptrTy, i64, arr, arr});
-  Value desc = LLVM::UndefOp::create(b, loc, descTy);
-  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
-  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
-  Value zero = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
-  desc = LLVM::InsertValueOp::create(b, loc, desc, zero, ArrayRef<int64_t>{2});
-  Value stride = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    desc = LLVM::InsertValueOp::create(b, loc, desc, dims[d],
-                                       ArrayRef<int64_t>{3, d});
-    desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
-                                       ArrayRef<int64_t>{4, d});
-    if (d > 0)
-      stride = LLVM::MulOp::create(b, loc, stride, dims[d]);
-  }
-  return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
-}
 
 LogicalResult rewriteFunction(tile::FuncOp f, const TypeConverter &converter) {
   OpBuilder b(f);
@@ -241,29 +46,9 @@ LogicalResult rewriteFunction(tile::FuncOp f, const TypeConverter &converter) {
                                ArrayRef<LLVM::GEPArg>{(int32_t)s});
   };
   Block &old = f.getBody().front();
-  for (BlockArgument arg : old.getArguments()) {
-    Type t = arg.getType();
-    Value repl;
-    if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
-      Value ptr = LLVM::LoadOp::create(b, loc, ptrTy, slotAddr(slot++));
-      SmallVector<Value> dims;
-      for (int64_t d = 0; d < tensor.getRank(); ++d)
-        dims.push_back(LLVM::LoadOp::create(b, loc, i64, slotAddr(slot++)));
-      auto memrefTy = cast<MemRefType>(converter.convertType(t));
-      Value memref = buildTensorMemref(b, loc, memrefTy, ptr, dims);
-      repl = UnrealizedConversionCastOp::create(b, loc, t, memref).getResult(0);
-    } else if (t.isIndex()) {
-      Value v = LLVM::LoadOp::create(b, loc, i64, slotAddr(slot++));
-      repl = arith::IndexCastOp::create(b, loc, t, v);
-    } else if (t.isInteger(1)) {
-      Value v = LLVM::LoadOp::create(b, loc, b.getI8Type(), slotAddr(slot++));
-      repl = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
-                                   zeroOf(b, loc, b.getI8Type()));
-    } else {
-      repl = LLVM::LoadOp::create(b, loc, t, slotAddr(slot++));
-    }
-    arg.replaceAllUsesWith(repl);
-  }
+  unpackArgumentSlots(b, loc, old, converter, [&](Type t) -> Value {
+    return LLVM::LoadOp::create(b, loc, t, slotAddr(slot++));
+  });
   entry->getOperations().splice(entry->end(), old.getOperations());
   f.erase();
   return success();
@@ -283,15 +68,6 @@ struct ReturnLowering : TilePattern<tile::ReturnOp> {
   LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor,
                                 ConversionPatternRewriter &rw) const override {
     rw.replaceOpWithNewOp<func::ReturnOp>(op);
-    return success();
-  }
-};
-
-struct DimLowering : TilePattern<tile::DimOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::DimOp op, OpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    rw.replaceOpWithNewOp<memref::DimOp>(op, a.getTensor(), op.getIndex());
     return success();
   }
 };
@@ -634,13 +410,6 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
   }
 };
 
-/// Inlines a single-block region before `before`, dropping its tile.yield.
-void inlineBody(ConversionPatternRewriter &rw, Block &body, Operation *before,
-                ValueRange args) {
-  rw.eraseOp(body.getTerminator());
-  rw.inlineBlockBefore(&body, before, args);
-}
-
 struct ParallelLowering : TilePattern<tile::ParallelOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::ParallelOp op, OpAdaptor,
@@ -663,71 +432,9 @@ struct ParallelLowering : TilePattern<tile::ParallelOp> {
   }
 };
 
-struct PipelinedLowering : TilePattern<tile::PipelinedOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::PipelinedOp op, OpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    // Host loads are synchronous: the stages collapse to a plain loop.
-    auto loop = scf::ForOp::create(rw, op.getLoc(), a.getLowerBound(),
-                                   a.getUpperBound(), a.getStep());
-    inlineBody(rw, op.getBodyBlock(), loop.getBody()->getTerminator(),
-               loop.getInductionVar());
-    rw.eraseOp(op);
-    return success();
-  }
-};
-
-struct LoadLowering : TilePattern<tile::LoadOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    rw.replaceOpWithNewOp<memref::LoadOp>(op, a.getTile(), a.getIndices());
-    return success();
-  }
-};
-
-struct StoreLowering : TilePattern<tile::StoreOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::StoreOp op, OpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    rw.replaceOpWithNewOp<memref::StoreOp>(op, a.getValue(), a.getTile(),
-                                           a.getIndices());
-    return success();
-  }
-};
-
-Value reduceIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type t) {
-  if (kind == tile::ReduceKind::Sum)
-    return zeroOf(b, loc, t);
-  bool isMax = kind == tile::ReduceKind::Max;
-  if (auto ft = dyn_cast<FloatType>(t))
-    return arith::ConstantOp::create(
-        b, loc, t,
-        b.getFloatAttr(t, APFloat::getInf(ft.getFloatSemantics(), isMax)));
-  unsigned w = t.getIntOrFloatBitWidth();
-  APInt v = isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
-  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
-}
-
-Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
-              Value y) {
-  bool isFloat = isa<FloatType>(x.getType());
-  auto fast = arith::FastMathFlagsAttr::get(b.getContext(),
-                                            arith::FastMathFlags::reassoc |
-                                                arith::FastMathFlags::contract);
-  switch (kind) {
-  case tile::ReduceKind::Sum:
-    return isFloat ? (Value)arith::AddFOp::create(b, loc, x, y, fast)
-                   : (Value)arith::AddIOp::create(b, loc, x, y);
-  case tile::ReduceKind::Max:
-    return isFloat ? (Value)arith::MaximumFOp::create(b, loc, x, y)
-                   : (Value)arith::MaxSIOp::create(b, loc, x, y);
-  case tile::ReduceKind::Min:
-    return isFloat ? (Value)arith::MinimumFOp::create(b, loc, x, y)
-                   : (Value)arith::MinSIOp::create(b, loc, x, y);
-  }
-  llvm_unreachable("reduce kind");
-}
+/// Host sums may reassociate (and contract), so they vectorize.
+constexpr arith::FastMathFlags kReduceSumFlags =
+    arith::FastMathFlags::reassoc | arith::FastMathFlags::contract;
 
 struct ReduceLowering : TilePattern<tile::ReduceOp> {
   using TilePattern::TilePattern;
@@ -752,7 +459,9 @@ struct ReduceLowering : TilePattern<tile::ReduceOp> {
             SmallVector<Value> sIdx(ivs);
             sIdx.insert(sIdx.begin() + dim, r);
             Value v = memref::LoadOp::create(lb, ll, src, sIdx);
-            scf::YieldOp::create(lb, ll, combine(lb, ll, kind, iter[0], v));
+            scf::YieldOp::create(
+                lb, ll,
+                combineReduce(lb, ll, kind, iter[0], v, kReduceSumFlags));
           });
       memref::StoreOp::create(b, l, loop.getResult(0), dst, ivs);
     });
@@ -823,9 +532,9 @@ LogicalResult tessera::cpu::lowerTileToLoops(ModuleOp module) {
                          vector::VectorDialect>();
   target.addLegalOp<UnrealizedConversionCastOp>();
   RewritePatternSet patterns(ctx);
-  patterns.add<ReturnLowering, DimLowering, KernelLowering, AllocLowering,
-               FillLowering, ClearLowering, CopyLowering, GemmLowering,
-               ParallelLowering, PipelinedLowering, LoadLowering, StoreLowering,
+  patterns.add<ReturnLowering, KernelLowering, AllocLowering, FillLowering,
+               ClearLowering, CopyLowering, GemmLowering, ParallelLowering,
                ReduceLowering, AtomicLowering>(converter, ctx);
+  populateCommonTilePatterns(converter, patterns);
   return applyPartialConversion(module, target, std::move(patterns));
 }

@@ -17,6 +17,7 @@
 #include "LowerTileToGpu.h"
 #include "AttentionFastPath.h"
 #include "GemmFastPath.h"
+#include "TileLoweringUtils.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
 
@@ -32,6 +33,7 @@
 #include <cmath>
 
 using namespace mlir;
+using namespace tessera::lowering;
 namespace tile = tessera::tile;
 
 namespace {
@@ -40,115 +42,6 @@ constexpr int64_t kWarpSize = 32;
 constexpr int64_t kSmemAlign = 128;
 constexpr llvm::StringLiteral kSmemOffsetAttr = "tessera.smem_offset";
 constexpr llvm::StringLiteral kThreadsAttr = "tessera.threads";
-
-Value idx(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  return arith::ConstantOp::create(b, loc, t, b.getZeroAttr(t));
-}
-
-bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
-
-/// Decodes an f8E4M3FN or f8E5M2 scalar to f32 with integer ops (LLVM has
-/// no fp8 types; this works on every chip, sm_89's cvt.f16x2.e4m3x2 not
-/// needed). E4M3FN: bias 7, no infinities, S.1111.111 NaN, subnormals
-/// m * 2^-9. E5M2: bias 15, exponent 31 inf (m = 0) or NaN, subnormals
-/// m * 2^-16.
-Value decodeF8(OpBuilder &b, Location loc, Value v) {
-  bool e4m3 = isa<Float8E4M3FNType>(v.getType());
-  Type i32 = b.getI32Type(), f32 = b.getF32Type();
-  auto ci = [&](int64_t x) {
-    return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(x));
-  };
-  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15, emax = e4m3 ? 15 : 31;
-  Value x = arith::ExtUIOp::create(
-      b, loc, i32, arith::BitcastOp::create(b, loc, b.getI8Type(), v));
-  Value sign = arith::ShLIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, x, ci(0x80)), ci(24));
-  Value mag = arith::AndIOp::create(b, loc, x, ci(0x7F));
-  Value e = arith::ShRUIOp::create(b, loc, mag, ci(mbits));
-  Value m = arith::AndIOp::create(b, loc, mag, ci((1 << mbits) - 1));
-  Value normal = arith::OrIOp::create(
-      b, loc,
-      arith::ShLIOp::create(b, loc,
-                            arith::AddIOp::create(b, loc, e, ci(127 - bias)),
-                            ci(23)),
-      arith::ShLIOp::create(b, loc, m, ci(23 - mbits)));
-  Value sub = arith::MulFOp::create(
-      b, loc, arith::UIToFPOp::create(b, loc, f32, m),
-      arith::ConstantOp::create(
-          b, loc, f32, b.getF32FloatAttr(std::ldexp(1.0f, 1 - bias - mbits))));
-  Value subBits = arith::BitcastOp::create(b, loc, i32, sub);
-  auto eq = [&](Value p, Value q) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, p, q);
-  };
-  Value bits = arith::SelectOp::create(b, loc, eq(e, ci(0)), subBits, normal);
-  if (e4m3) {
-    bits = arith::SelectOp::create(b, loc, eq(mag, ci(0x7F)), ci(0x7FC00000),
-                                   bits);
-  } else {
-    Value special = arith::SelectOp::create(b, loc, eq(m, ci(0)),
-                                            ci(0x7F800000), ci(0x7FC00000));
-    bits = arith::SelectOp::create(b, loc, eq(e, ci(emax)), special, bits);
-  }
-  bits = arith::OrIOp::create(b, loc, bits, sign);
-  return arith::BitcastOp::create(b, loc, f32, bits);
-}
-
-/// Converts a scalar between element types (what tile.copy does).
-Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (isF8(from)) {
-    Value wide = decodeF8(b, loc, v);
-    return to.isF32() ? wide : convertScalar(b, loc, wide, to);
-  }
-  if (from.isIndex() || to.isIndex()) {
-    if (isa<FloatType>(from)) {
-      Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
-      return arith::IndexCastOp::create(b, loc, to, i);
-    }
-    if (isa<FloatType>(to)) {
-      Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
-      return arith::SIToFPOp::create(b, loc, to, i);
-    }
-    return arith::IndexCastOp::create(b, loc, to, v);
-  }
-  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
-  if (ff && tf) {
-    if (ff.getWidth() < tf.getWidth() ||
-        (ff.getWidth() == tf.getWidth() &&
-         ff.getFPMantissaWidth() < tf.getFPMantissaWidth()))
-      return arith::ExtFOp::create(b, loc, to, v);
-    if (ff.getWidth() == tf.getWidth()) {
-      Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-      return arith::TruncFOp::create(b, loc, to, wide);
-    }
-    return arith::TruncFOp::create(b, loc, to, v);
-  }
-  if (!ff && !tf) {
-    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-      return arith::ExtSIOp::create(b, loc, to, v);
-    return arith::TruncIOp::create(b, loc, to, v);
-  }
-  if (ff)
-    return arith::FPToSIOp::create(b, loc, to, v);
-  return arith::SIToFPOp::create(b, loc, to, v);
-}
-
-Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conds) {
-  Value r = conds.front();
-  for (Value c : conds.drop_front())
-    r = arith::AndIOp::create(b, loc, r, c);
-  return r;
-}
-
-tile::TileType tileTypeOf(Value original) {
-  return cast<tile::TileType>(original.getType());
-}
 
 int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
@@ -205,60 +98,15 @@ Attribute workgroupSpace(MLIRContext *ctx) {
   return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
 }
 
-class TileTypeConverter : public TypeConverter {
-public:
-  TileTypeConverter() {
-    addConversion([](Type t) { return t; });
-    addConversion([](tile::TileType t) -> Type {
-      if (t.isLocal())
-        return MemRefType::get(t.getShape(), t.getElementType());
-      return MemRefType::get(t.getShape(), t.getElementType(),
-                             MemRefLayoutAttrInterface{},
-                             workgroupSpace(t.getContext()));
-    });
-    addConversion([](tile::GlobalTensorType t) -> Type {
-      SmallVector<int64_t> shape(t.getRank(), ShapedType::kDynamic);
-      return MemRefType::get(shape, t.getElementType());
-    });
-    auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
-                   Location loc) -> Value {
-      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
-          .getResult(0);
-    };
-    addSourceMaterialization(cast);
-    addTargetMaterialization(cast);
-  }
-};
+/// Shared and fragment tiles live in workgroup memory, `local` tiles are
+/// per-thread arrays.
+Attribute tileMemorySpace(tile::TileType t) {
+  return t.isLocal() ? Attribute() : workgroupSpace(t.getContext());
+}
 
 //===----------------------------------------------------------------------===//
 // Function entry: the kernel's parameters are the runtime's slots
 //===----------------------------------------------------------------------===//
-
-Value buildTensorMemref(OpBuilder &b, Location loc, MemRefType type, Value ptr,
-                        ArrayRef<Value> dims) {
-  MLIRContext *ctx = b.getContext();
-  int64_t rank = type.getRank();
-  auto i64 = b.getI64Type();
-  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-  auto arr = LLVM::LLVMArrayType::get(i64, rank);
-  auto descTy =
-      LLVM::LLVMStructType::getLiteral(ctx, {ptrTy, ptrTy, i64, arr, arr});
-  Value desc = LLVM::UndefOp::create(b, loc, descTy);
-  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
-  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
-  Value zero = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
-  desc = LLVM::InsertValueOp::create(b, loc, desc, zero, ArrayRef<int64_t>{2});
-  Value stride = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    desc = LLVM::InsertValueOp::create(b, loc, desc, dims[d],
-                                       ArrayRef<int64_t>{3, d});
-    desc = LLVM::InsertValueOp::create(b, loc, desc, stride,
-                                       ArrayRef<int64_t>{4, d});
-    if (d > 0)
-      stride = LLVM::MulOp::create(b, loc, stride, dims[d]);
-  }
-  return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
-}
 
 /// Places every shared/fragment alloc of `f` at an offset in dynamic shared
 /// memory (no reuse yet: the core planner will provide lifetimes). Returns
@@ -293,22 +141,9 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
 
   // Parameter list: the slots.
   SmallVector<Type> params;
-  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-  auto i64 = IntegerType::get(ctx, 64);
   Block &old = f.getBody().front();
-  for (BlockArgument arg : old.getArguments()) {
-    Type t = arg.getType();
-    if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
-      params.push_back(ptrTy);
-      params.append(tensor.getRank(), i64);
-    } else if (t.isIndex()) {
-      params.push_back(i64);
-    } else if (t.isInteger(1)) {
-      params.push_back(IntegerType::get(ctx, 8));
-    } else {
-      params.push_back(t);
-    }
-  }
+  for (BlockArgument arg : old.getArguments())
+    appendSlotTypes(arg.getType(), params);
   OpBuilder b(gpuModule.getBodyRegion());
   b.setInsertionPointToEnd(&gpuModule.getBodyRegion().front());
   auto fn = gpu::GPUFuncOp::create(
@@ -323,28 +158,8 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
   Block *entry = &fn.getBody().front();
   b.setInsertionPointToStart(entry);
   unsigned p = 0;
-  for (BlockArgument arg : old.getArguments()) {
-    Type t = arg.getType();
-    Value repl;
-    if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
-      Value ptr = entry->getArgument(p++);
-      SmallVector<Value> dims;
-      for (int64_t d = 0; d < tensor.getRank(); ++d)
-        dims.push_back(entry->getArgument(p++));
-      auto memrefTy = cast<MemRefType>(converter.convertType(t));
-      Value memref = buildTensorMemref(b, loc, memrefTy, ptr, dims);
-      repl = UnrealizedConversionCastOp::create(b, loc, t, memref).getResult(0);
-    } else if (t.isIndex()) {
-      repl = arith::IndexCastOp::create(b, loc, t, entry->getArgument(p++));
-    } else if (t.isInteger(1)) {
-      Value v = entry->getArgument(p++);
-      repl = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
-                                   zeroOf(b, loc, v.getType()));
-    } else {
-      repl = entry->getArgument(p++);
-    }
-    arg.replaceAllUsesWith(repl);
-  }
+  unpackArgumentSlots(b, loc, old, converter,
+                      [&](Type) -> Value { return entry->getArgument(p++); });
   entry->getOperations().splice(entry->end(), old.getOperations());
   f.erase();
   // sm_90a: the TMA + wgmma kernel for the canonical GEMM, plus the mma.sync
@@ -420,15 +235,6 @@ struct ReturnLowering : TilePattern<tile::ReturnOp> {
   LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor,
                                 ConversionPatternRewriter &rw) const override {
     rw.replaceOpWithNewOp<gpu::ReturnOp>(op);
-    return success();
-  }
-};
-
-struct DimLowering : TilePattern<tile::DimOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::DimOp op, OpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    rw.replaceOpWithNewOp<memref::DimOp>(op, a.getTensor(), op.getIndex());
     return success();
   }
 };
@@ -650,12 +456,6 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
   }
 };
 
-void inlineBody(ConversionPatternRewriter &rw, Block &body, Operation *before,
-                ValueRange args) {
-  rw.eraseOp(body.getTerminator());
-  rw.inlineBlockBefore(&body, before, args);
-}
-
 struct ParallelLowering : TilePattern<tile::ParallelOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::ParallelOp op, OpAdaptor,
@@ -688,70 +488,6 @@ struct ParallelLowering : TilePattern<tile::ParallelOp> {
   }
 };
 
-struct PipelinedLowering : TilePattern<tile::PipelinedOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::PipelinedOp op, OpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    // The SIMT path loads synchronously: the stages collapse to a plain loop.
-    auto loop = scf::ForOp::create(rw, op.getLoc(), a.getLowerBound(),
-                                   a.getUpperBound(), a.getStep());
-    inlineBody(rw, op.getBodyBlock(), loop.getBody()->getTerminator(),
-               loop.getInductionVar());
-    rw.eraseOp(op);
-    return success();
-  }
-};
-
-struct LoadLowering : TilePattern<tile::LoadOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    rw.replaceOpWithNewOp<memref::LoadOp>(op, a.getTile(), a.getIndices());
-    return success();
-  }
-};
-
-struct StoreLowering : TilePattern<tile::StoreOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::StoreOp op, OpAdaptor a,
-                                ConversionPatternRewriter &rw) const override {
-    rw.replaceOpWithNewOp<memref::StoreOp>(op, a.getValue(), a.getTile(),
-                                           a.getIndices());
-    return success();
-  }
-};
-
-Value reduceIdentity(OpBuilder &b, Location loc, tile::ReduceKind kind,
-                     Type t) {
-  if (kind == tile::ReduceKind::Sum)
-    return zeroOf(b, loc, t);
-  bool isMax = kind == tile::ReduceKind::Max;
-  if (auto ft = dyn_cast<FloatType>(t))
-    return arith::ConstantOp::create(
-        b, loc, t,
-        b.getFloatAttr(t, APFloat::getInf(ft.getFloatSemantics(), isMax)));
-  unsigned w = t.getIntOrFloatBitWidth();
-  APInt v = isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
-  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
-}
-
-Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
-              Value y) {
-  bool isFloat = isa<FloatType>(x.getType());
-  switch (kind) {
-  case tile::ReduceKind::Sum:
-    return isFloat ? (Value)arith::AddFOp::create(b, loc, x, y)
-                   : (Value)arith::AddIOp::create(b, loc, x, y);
-  case tile::ReduceKind::Max:
-    return isFloat ? (Value)arith::MaximumFOp::create(b, loc, x, y)
-                   : (Value)arith::MaxSIOp::create(b, loc, x, y);
-  case tile::ReduceKind::Min:
-    return isFloat ? (Value)arith::MinimumFOp::create(b, loc, x, y)
-                   : (Value)arith::MinSIOp::create(b, loc, x, y);
-  }
-  llvm_unreachable("reduce kind");
-}
-
 struct ReduceLowering : TilePattern<tile::ReduceOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::ReduceOp op, OpAdaptor a,
@@ -773,7 +509,8 @@ struct ReduceLowering : TilePattern<tile::ReduceOp> {
 
     auto finish = [&](OpBuilder &b, Location l, ValueRange ivs, Value r) {
       if (accumulate)
-        r = combine(b, l, kind, memref::LoadOp::create(b, l, dst, ivs), r);
+        r = combineReduce(b, l, kind, memref::LoadOp::create(b, l, dst, ivs),
+                          r);
       memref::StoreOp::create(b, l, r, dst, ivs);
     };
 
@@ -788,7 +525,8 @@ struct ReduceLowering : TilePattern<tile::ReduceOp> {
               SmallVector<Value> sIdx(ivs);
               sIdx.insert(sIdx.begin() + dim, r);
               Value v = memref::LoadOp::create(lb, ll, src, sIdx);
-              scf::YieldOp::create(lb, ll, combine(lb, ll, kind, iter[0], v));
+              scf::YieldOp::create(lb, ll,
+                                   combineReduce(lb, ll, kind, iter[0], v));
             });
         finish(b, l, ivs, loop.getResult(0));
       });
@@ -825,7 +563,8 @@ struct ReduceLowering : TilePattern<tile::ReduceOp> {
                 SmallVector<Value> sIdx(ivs);
                 sIdx.insert(sIdx.begin() + dim, r);
                 Value v = memref::LoadOp::create(lb, ll, src, sIdx);
-                scf::YieldOp::create(lb, ll, combine(lb, ll, kind, iter[0], v));
+                scf::YieldOp::create(lb, ll,
+                                     combineReduce(lb, ll, kind, iter[0], v));
               });
           Value v = loop.getResult(0);
           Value width = arith::ConstantIntOp::create(b, l, kWarpSize, 32);
@@ -833,7 +572,7 @@ struct ReduceLowering : TilePattern<tile::ReduceOp> {
             Value o = arith::ConstantIntOp::create(b, l, off, 32);
             auto sh = gpu::ShuffleOp::create(b, l, v, o, width,
                                              gpu::ShuffleMode::XOR);
-            v = combine(b, l, kind, v, sh.getShuffleResult());
+            v = combineReduce(b, l, kind, v, sh.getShuffleResult());
           }
           Value isLane0 = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                                 lane, idx(b, l, 0));
@@ -909,7 +648,7 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     b.getUnitAttr());
   }
-  TileTypeConverter converter;
+  TileTypeConverter converter(tileMemorySpace);
   for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
     if (f.isExternal())
       return f.emitOpError("has no body to compile");
@@ -933,9 +672,9 @@ LogicalResult tessera::cuda::lowerTileToGpu(
                          math::MathDialect, LLVM::LLVMDialect>();
   target.addLegalOp<UnrealizedConversionCastOp>();
   RewritePatternSet patterns(ctx);
-  patterns.add<ReturnLowering, DimLowering, KernelLowering, AllocLowering,
-               FillLowering, ClearLowering, CopyLowering, GemmLowering,
-               ParallelLowering, PipelinedLowering, LoadLowering, StoreLowering,
+  patterns.add<ReturnLowering, KernelLowering, AllocLowering, FillLowering,
+               ClearLowering, CopyLowering, GemmLowering, ParallelLowering,
                ReduceLowering, AtomicLowering>(converter, ctx);
+  populateCommonTilePatterns(converter, patterns);
   return applyPartialConversion(gpuModule, target, std::move(patterns));
 }
