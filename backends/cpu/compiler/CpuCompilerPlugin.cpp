@@ -5,8 +5,6 @@
 
 #include "tessera/plugin/compiler_plugin.h"
 
-#include "llvm/Config/llvm-config.h"
-
 namespace {
 
 class CpuCompilerPlugin final : public tessera::CompilerPlugin {
@@ -29,17 +27,4 @@ public:
 
 } // namespace
 
-extern "C" __attribute__((visibility("default"))) const char *
-tessera_compiler_plugin_llvm_version() {
-  return LLVM_VERSION_STRING;
-}
-
-extern "C" __attribute__((visibility("default"))) unsigned
-tessera_compiler_plugin_abi_version() {
-  return tessera::kCompilerPluginAbiVersion;
-}
-
-extern "C" __attribute__((visibility("default"))) tessera::CompilerPlugin *
-tessera_compiler_plugin_create() {
-  return new CpuCompilerPlugin();
-}
+TESSERA_DEFINE_COMPILER_PLUGIN(CpuCompilerPlugin)

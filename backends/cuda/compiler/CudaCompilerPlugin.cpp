@@ -6,8 +6,6 @@
 #include "tessera/Dialect/Tile/TileOps.h"
 #include "tessera/plugin/compiler_plugin.h"
 
-#include "llvm/Config/llvm-config.h"
-
 #include <map>
 
 namespace {
@@ -36,17 +34,4 @@ public:
 
 } // namespace
 
-extern "C" __attribute__((visibility("default"))) const char *
-tessera_compiler_plugin_llvm_version() {
-  return LLVM_VERSION_STRING;
-}
-
-extern "C" __attribute__((visibility("default"))) unsigned
-tessera_compiler_plugin_abi_version() {
-  return tessera::kCompilerPluginAbiVersion;
-}
-
-extern "C" __attribute__((visibility("default"))) tessera::CompilerPlugin *
-tessera_compiler_plugin_create() {
-  return new CudaCompilerPlugin();
-}
+TESSERA_DEFINE_COMPILER_PLUGIN(CudaCompilerPlugin)

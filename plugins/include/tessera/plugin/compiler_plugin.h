@@ -9,6 +9,7 @@
 //   extern "C" const char *tessera_compiler_plugin_llvm_version(void);
 //   extern "C" unsigned tessera_compiler_plugin_abi_version(void);
 //   extern "C" tessera::CompilerPlugin *tessera_compiler_plugin_create(void);
+// TESSERA_DEFINE_COMPILER_PLUGIN(Class) defines all three.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Config/llvm-config.h"
 
 #include <memory>
 #include <string>
@@ -76,5 +78,22 @@ using CompilerPluginVersionFn = const char *(*)();
 using CompilerPluginAbiFn = unsigned (*)();
 
 } // namespace tessera
+
+/// Defines the three entry points of a compiler plugin whose plugin class,
+/// default-constructible, is `Class`. Use it once, at global scope, in the
+/// plugin library: the LLVM version it reports is the one it was built with.
+#define TESSERA_DEFINE_COMPILER_PLUGIN(Class)                                  \
+  extern "C" __attribute__((visibility("default"))) const char *               \
+  tessera_compiler_plugin_llvm_version() {                                     \
+    return LLVM_VERSION_STRING;                                                \
+  }                                                                            \
+  extern "C" __attribute__((visibility("default"))) unsigned                   \
+  tessera_compiler_plugin_abi_version() {                                      \
+    return tessera::kCompilerPluginAbiVersion;                                 \
+  }                                                                            \
+  extern "C" __attribute__((visibility("default"))) tessera::CompilerPlugin *  \
+  tessera_compiler_plugin_create() {                                           \
+    return new Class();                                                        \
+  }
 
 #endif // TESSERA_PLUGIN_COMPILER_PLUGIN_H
