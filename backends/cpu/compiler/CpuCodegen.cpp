@@ -1,6 +1,7 @@
 //===- CpuCodegen.cpp - LLVM dialect to a host shared object --------------===//
 
 #include "CpuCodegen.h"
+#include "LLVMOptimize.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -155,30 +156,11 @@ LogicalResult tessera::cpu::emitSharedObject(ModuleOp module,
   llvmModule->setDataLayout(tm->createDataLayout());
 
   // The optimization pipeline of -O<level>.
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PipelineTuningOptions pto;
-    pto.LoopVectorization = options.optLevel >= 2;
-    pto.SLPVectorization = options.optLevel >= 2;
-    llvm::PassBuilder pb(tm.get(), pto);
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::OptimizationLevel level =
-        options.optLevel == 0   ? llvm::OptimizationLevel::O0
-        : options.optLevel == 1 ? llvm::OptimizationLevel::O1
-        : options.optLevel == 2 ? llvm::OptimizationLevel::O2
-                                : llvm::OptimizationLevel::O3;
-    llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
-                                      ? pb.buildO0DefaultPipeline(level)
-                                      : pb.buildPerModuleDefaultPipeline(level);
-    mpm.run(*llvmModule, mam);
-  }
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = options.optLevel >= 2;
+  pto.SLPVectorization = options.optLevel >= 2;
+  tessera::lowering::runLLVMOptimizationPipeline(*llvmModule, tm.get(),
+                                                 options.optLevel, pto);
 
   llvm::SmallVector<char, 0> object;
   {

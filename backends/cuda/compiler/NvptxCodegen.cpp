@@ -2,6 +2,7 @@
 
 #include "NvptxCodegen.h"
 #include "GemmFastPath.h"
+#include "LLVMOptimize.h"
 #include "LowerTileToGpu.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -316,27 +317,8 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   // libdevice asks __nvvm_reflect("__CUDA_FTZ"): no flush to zero.
   llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", (uint32_t)0);
 
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(tm.get());
-    pb.registerModuleAnalyses(mam);
-    pb.registerCGSCCAnalyses(cgam);
-    pb.registerFunctionAnalyses(fam);
-    pb.registerLoopAnalyses(lam);
-    pb.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::OptimizationLevel level =
-        options.optLevel == 0   ? llvm::OptimizationLevel::O0
-        : options.optLevel == 1 ? llvm::OptimizationLevel::O1
-        : options.optLevel == 2 ? llvm::OptimizationLevel::O2
-                                : llvm::OptimizationLevel::O3;
-    llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
-                                      ? pb.buildO0DefaultPipeline(level)
-                                      : pb.buildPerModuleDefaultPipeline(level);
-    mpm.run(*llvmModule, mam);
-  }
+  tessera::lowering::runLLVMOptimizationPipeline(*llvmModule, tm.get(),
+                                                 options.optLevel);
 
   std::string ptx;
   {
