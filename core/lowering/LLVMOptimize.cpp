@@ -3,7 +3,20 @@
 #include "LLVMOptimize.h"
 
 #include "llvm/IR/Module.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+
+#include <mutex>
+
+void tessera::lowering::initializeLLVMTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
 
 void tessera::lowering::runLLVMOptimizationPipeline(
     llvm::Module &module, llvm::TargetMachine *tm, unsigned optLevel,

@@ -12,6 +12,10 @@ class TargetMachine;
 
 namespace tessera::lowering {
 
+/// Registers every LLVM target, its MC layer and asm printer, once per
+/// process (thread-safe).
+void initializeLLVMTargets();
+
 /// Runs LLVM's default optimization pipeline of -O<optLevel> (0..3, higher
 /// reads as 3) on `module`, for the target machine `tm`, tuned by `pto`.
 void runLLVMOptimizationPipeline(

@@ -182,6 +182,14 @@ Value combineReduce(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   llvm_unreachable("reduce kind");
 }
 
+void inlineKernel(ConversionPatternRewriter &rw, tile::KernelOp kernel,
+                  ValueRange blockIds) {
+  Block &body = kernel.getBodyBlock();
+  rw.eraseOp(body.getTerminator());
+  rw.inlineBlockBefore(&body, kernel, blockIds);
+  rw.eraseOp(kernel);
+}
+
 void inlineBody(ConversionPatternRewriter &rw, Block &body, Operation *before,
                 ValueRange args) {
   rw.eraseOp(body.getTerminator());

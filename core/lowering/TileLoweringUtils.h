@@ -71,6 +71,10 @@ mlir::Value combineReduce(
     mlir::Value x, mlir::Value y,
     mlir::arith::FastMathFlags sumFlags = mlir::arith::FastMathFlags::none);
 
+/// Replaces `kernel` by its body, its block indices by `blockIds`.
+void inlineKernel(mlir::ConversionPatternRewriter &rw, tile::KernelOp kernel,
+                  mlir::ValueRange blockIds);
+
 /// Inlines a single-block region before `before`, dropping its tile.yield.
 void inlineBody(mlir::ConversionPatternRewriter &rw, mlir::Block &body,
                 mlir::Operation *before, mlir::ValueRange args);
@@ -97,6 +101,11 @@ void appendSlotTypes(mlir::Type t, llvm::SmallVectorImpl<mlir::Type> &out);
 void unpackArgumentSlots(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Block &old, const mlir::TypeConverter &converter,
                          llvm::function_ref<mlir::Value(mlir::Type)> nextSlot);
+
+/// The base of the backends' one-op conversion patterns.
+template <typename OpT> struct TilePattern : mlir::OpConversionPattern<OpT> {
+  using mlir::OpConversionPattern<OpT>::OpConversionPattern;
+};
 
 /// Adds the patterns whose lowering is the same on every target: tile.dim,
 /// tile.load, tile.store, and tile.pipelined as a plain loop (for targets

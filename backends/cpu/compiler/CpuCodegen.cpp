@@ -30,14 +30,11 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
-
-#include <mutex>
 
 using namespace mlir;
 
@@ -84,16 +81,6 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, const tessera::CompileOptions 
   return pm.run(module);
 }
 
-void initializeLLVMTargets() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-  });
-}
-
 std::string findLinker() {
   for (const char *name : {"ld.lld-22", "ld.lld"}) {
     if (auto p = llvm::sys::findProgramByName(name))
@@ -114,7 +101,7 @@ LogicalResult tessera::cpu::emitSharedObject(ModuleOp module,
   if (failed(lowerToLLVMDialect(module, options)))
     return failure();
 
-  initializeLLVMTargets();
+  tessera::lowering::initializeLLVMTargets();
   llvm::Triple triple(target.triple);
   std::string error;
   const llvm::Target *llvmTarget =

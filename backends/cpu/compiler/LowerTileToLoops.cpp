@@ -58,11 +58,6 @@ LogicalResult rewriteFunction(tile::FuncOp f, const TypeConverter &converter) {
 // Op patterns
 //===----------------------------------------------------------------------===//
 
-template <typename OpT>
-struct TilePattern : OpConversionPattern<OpT> {
-  using OpConversionPattern<OpT>::OpConversionPattern;
-};
-
 struct ReturnLowering : TilePattern<tile::ReturnOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor,
@@ -83,10 +78,7 @@ struct KernelLowering : TilePattern<tile::KernelOp> {
     for (unsigned i = 0; i < op.getGrid().size(); ++i)
       blockIds.push_back(arith::IndexCastOp::create(
           rw, op.getLoc(), rw.getIndexType(), fn.getArgument(1 + i)));
-    Block &body = op.getBodyBlock();
-    rw.eraseOp(body.getTerminator());
-    rw.inlineBlockBefore(&body, op, blockIds);
-    rw.eraseOp(op);
+    inlineKernel(rw, op, blockIds);
     return success();
   }
 };

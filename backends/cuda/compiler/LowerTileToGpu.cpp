@@ -226,10 +226,6 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
 // Op patterns
 //===----------------------------------------------------------------------===//
 
-template <typename OpT> struct TilePattern : OpConversionPattern<OpT> {
-  using OpConversionPattern<OpT>::OpConversionPattern;
-};
-
 struct ReturnLowering : TilePattern<tile::ReturnOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::ReturnOp op, OpAdaptor,
@@ -248,10 +244,7 @@ struct KernelLowering : TilePattern<tile::KernelOp> {
     SmallVector<Value> blockIds;
     for (unsigned i = 0; i < op.getGrid().size(); ++i)
       blockIds.push_back(gpu::BlockIdOp::create(rw, op.getLoc(), dims[i]));
-    Block &body = op.getBodyBlock();
-    rw.eraseOp(body.getTerminator());
-    rw.inlineBlockBefore(&body, op, blockIds);
-    rw.eraseOp(op);
+    inlineKernel(rw, op, blockIds);
     return success();
   }
 };

@@ -44,14 +44,12 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
 #include <map>
-#include <mutex>
 
 using namespace mlir;
 
@@ -93,16 +91,6 @@ LogicalResult lowerToNVVM(ModuleOp module, const tessera::CompileOptions &option
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   return pm.run(module);
-}
-
-void initializeNVPTX() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-  });
 }
 
 std::string cudaRoot() {
@@ -268,7 +256,7 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   if (failed(appendTensorMapParams(*llvmModule, loc)))
     return failure();
 
-  initializeNVPTX();
+  tessera::lowering::initializeLLVMTargets();
   llvm::Triple triple("nvptx64-nvidia-cuda");
   std::string error;
   const llvm::Target *llvmTarget =
