@@ -25,6 +25,10 @@ for s in M=1000,N=1000,K=1000 M=4097,N=1000,K=999 M=1,N=1,K=1 M=257,N=129,K=4097
   check gemm.tsb --shape $s; check gemm_relu.tsb --shape $s; check gemm_bf16.tsb --shape $s
 done
 check gemm_f32.tsb --shape M=1000,N=1000,K=1000
+for k in gemm_fp8 gemm_fp8_e5m2; do
+  check gemm_fp8.tsb --kernel $k --shape M=1031,N=517,K=272
+  check gemm_fp8.tsb --kernel $k --shape M=200,N=300,K=100
+done
 check softmax.tsb --shape M=1000,N=4097; check softmax.tsb --shape M=1,N=1
 check rmsnorm.tsb --shape M=333,N=4097 --scalar eps=1e-5
 check elementwise_add.tsb --shape N=4097; check elementwise_add.tsb --shape N=1
