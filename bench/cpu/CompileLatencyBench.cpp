@@ -59,9 +59,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <fcntl.h>
 #include <map>
+#include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -213,7 +213,8 @@ double nvptxCodegenMs(const std::string &llPath, const std::string &chip) {
   double t0 = nowMs();
   llvm::Triple triple("nvptx64-nvidia-cuda");
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return -1;
   llvm::TargetOptions to;
@@ -252,7 +253,8 @@ std::string nvptxBreakdown(const std::string &source, const std::string &dir,
   std::string saved = old ? old : "";
   setenv("TESSERA_PTXAS", "none", 1);
   for (int i = 0; i < runs; ++i)
-    ptxOnly.push_back(compileInProcess(source, dir + "/ptx" + std::to_string(fresh++), nullptr));
+    ptxOnly.push_back(compileInProcess(
+        source, dir + "/ptx" + std::to_string(fresh++), nullptr));
   if (old)
     setenv("TESSERA_PTXAS", saved.c_str(), 1);
   else
@@ -267,7 +269,8 @@ std::string nvptxBreakdown(const std::string &source, const std::string &dir,
     codegen.push_back(nvptxCodegenMs(ll, chip));
   std::string tool = findPtxas(), cubin = dir + "/out.cubin";
   std::vector<std::pair<std::string, std::string>> variants = {
-      {"ptxas_ms", "-O3"}, {"ptxas_ofast_compile_max_ms", "--Ofast-compile=max"},
+      {"ptxas_ms", "-O3"},
+      {"ptxas_ofast_compile_max_ms", "--Ofast-compile=max"},
       {"ptxas_O0_ms", "-O0"}};
   for (int i = 0; i < runs; ++i)
     for (auto &[key, flag] : variants)
@@ -333,7 +336,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < runs; ++i) {
     double ms = compileInProcess(source, warm, &state);
     if (ms < 0 || state != "hit") {
-      std::fprintf(stderr, "cached compile failed (cache: %s)\n", state.c_str());
+      std::fprintf(stderr, "cached compile failed (cache: %s)\n",
+                   state.c_str());
       return 1;
     }
     cached.push_back(ms);
@@ -346,7 +350,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < processRuns; ++i)
     pCached.push_back(compileProcess(source, warmP, out));
   for (int i = 0; i < processRuns; ++i)
-    pNoCompiler.push_back(compileProcess(source, warmP, out, /*noCompiler=*/true));
+    pNoCompiler.push_back(
+        compileProcess(source, warmP, out, /*noCompiler=*/true));
   for (int i = 0; i < processRuns; ++i)
     pHelp.push_back(helpProcess());
   if (std::count(pCold.begin(), pCold.end(), -1.0) ||
@@ -362,17 +367,18 @@ int main(int argc, char **argv) {
   std::string rm = "rm -rf '" + dir + "'";
   (void)std::system(rm.c_str());
 
-  std::printf("{\"bench\": \"compile_latency\", \"kernel\": \"%s\", \"target\": "
-              "\"%s\", \"runs\": %d, \"first_cold_ms\": %.2f, "
-              "\"in_process_cold_ms\": %.2f, \"in_process_cached_ms\": %.3f, "
-              "\"process_cold_ms\": %.2f, \"process_runs\": %d, "
-              "\"process_cached_ms\": %.2f, \"process_cached_min_ms\": %.2f, "
-              "\"process_cached_p90_ms\": %.2f, "
-              "\"process_cached_no_compiler_ms\": %.2f, "
-              "\"process_help_ms\": %.2f%s}\n",
-              source.c_str(), gTarget.empty() ? "host" : gTarget.c_str(), runs, first, median(cold), median(cached),
-              median(pCold), processRuns, median(pCached),
-              percentile(pCached, 0.0), percentile(pCached, 0.9),
-              median(pNoCompiler), median(pHelp), breakdown.c_str());
+  std::printf(
+      "{\"bench\": \"compile_latency\", \"kernel\": \"%s\", \"target\": "
+      "\"%s\", \"runs\": %d, \"first_cold_ms\": %.2f, "
+      "\"in_process_cold_ms\": %.2f, \"in_process_cached_ms\": %.3f, "
+      "\"process_cold_ms\": %.2f, \"process_runs\": %d, "
+      "\"process_cached_ms\": %.2f, \"process_cached_min_ms\": %.2f, "
+      "\"process_cached_p90_ms\": %.2f, "
+      "\"process_cached_no_compiler_ms\": %.2f, "
+      "\"process_help_ms\": %.2f%s}\n",
+      source.c_str(), gTarget.empty() ? "host" : gTarget.c_str(), runs, first,
+      median(cold), median(cached), median(pCold), processRuns, median(pCached),
+      percentile(pCached, 0.0), percentile(pCached, 0.9), median(pNoCompiler),
+      median(pHelp), breakdown.c_str());
   return 0;
 }

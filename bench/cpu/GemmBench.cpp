@@ -26,13 +26,13 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <cctype>
 #include <random>
 #include <sstream>
 #include <string>
@@ -99,8 +99,8 @@ std::string kernelName(const std::string &path) {
     return "gemm_f32";
   at += 11;
   size_t end = at;
-  while (end < text.size() && (std::isalnum((unsigned char)text[end]) ||
-                               text[end] == '_'))
+  while (end < text.size() &&
+         (std::isalnum((unsigned char)text[end]) || text[end] == '_'))
     ++end;
   return text.substr(at, end - at);
 }
@@ -190,14 +190,15 @@ int child(const std::string &bundle, const std::string &source, int threads,
                 "\"openblas_ms\": %.3f, \"load_before\": %.2f, "
                 "\"load_after\": %.2f, \"rel_error\": %.2e}",
                 first ? "" : ",\n", baseName(source).c_str(), n, threads,
-                rounds, gT, gB,
-                median(ratios), *std::max_element(gTs.begin(), gTs.end()),
+                rounds, gT, gB, median(ratios),
+                *std::max_element(gTs.begin(), gTs.end()),
                 *std::max_element(gBs.begin(), gBs.end()), flops / gT * 1e-6,
                 flops / gB * 1e-6, load0, load1, relError);
     std::fflush(stdout);
     first = false;
     if (!(relError <= 1e-4)) {
-      std::fprintf(stderr, "%s: size %d: relative error %.2e against OpenBLAS\n",
+      std::fprintf(stderr,
+                   "%s: size %d: relative error %.2e against OpenBLAS\n",
                    source.c_str(), n, relError);
       return 1;
     }

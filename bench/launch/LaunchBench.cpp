@@ -67,19 +67,20 @@ double rawCudaLaunchUs(const std::string &cubinPath, const std::string &name,
   if (!lib)
     return error = "no libcuda.so.1", -1;
   auto sym = [&](const char *s) { return dlsym(lib, s); };
-  auto cuInit = (CUresult(*)(unsigned))sym("cuInit");
-  auto cuDeviceGet = (CUresult(*)(int *, int))sym("cuDeviceGet");
-  auto cuRetain = (CUresult(*)(void **, int))sym("cuDevicePrimaryCtxRetain");
-  auto cuCtxSetCurrent = (CUresult(*)(void *))sym("cuCtxSetCurrent");
-  auto cuModuleLoadData = (CUresult(*)(void **, const void *))sym("cuModuleLoadData");
+  auto cuInit = (CUresult (*)(unsigned))sym("cuInit");
+  auto cuDeviceGet = (CUresult (*)(int *, int))sym("cuDeviceGet");
+  auto cuRetain = (CUresult (*)(void **, int))sym("cuDevicePrimaryCtxRetain");
+  auto cuCtxSetCurrent = (CUresult (*)(void *))sym("cuCtxSetCurrent");
+  auto cuModuleLoadData =
+      (CUresult (*)(void **, const void *))sym("cuModuleLoadData");
   auto cuModuleGetFunction =
-      (CUresult(*)(void **, void *, const char *))sym("cuModuleGetFunction");
-  auto cuMemAlloc = (CUresult(*)(uint64_t *, size_t))sym("cuMemAlloc_v2");
-  auto cuStreamCreate = (CUresult(*)(void **, unsigned))sym("cuStreamCreate");
-  auto cuStreamSynchronize = (CUresult(*)(void *))sym("cuStreamSynchronize");
-  auto cuLaunchKernel =
-      (CUresult(*)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   unsigned, unsigned, void *, void **, void **))sym("cuLaunchKernel");
+      (CUresult (*)(void **, void *, const char *))sym("cuModuleGetFunction");
+  auto cuMemAlloc = (CUresult (*)(uint64_t *, size_t))sym("cuMemAlloc_v2");
+  auto cuStreamCreate = (CUresult (*)(void **, unsigned))sym("cuStreamCreate");
+  auto cuStreamSynchronize = (CUresult (*)(void *))sym("cuStreamSynchronize");
+  auto cuLaunchKernel = (CUresult (*)(
+      void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+      unsigned, void *, void **, void **))sym("cuLaunchKernel");
   if (!cuInit || !cuLaunchKernel || !cuModuleLoadData)
     return error = "libcuda lacks a symbol", -1;
   std::ifstream in(cubinPath, std::ios::binary);
@@ -87,11 +88,12 @@ double rawCudaLaunchUs(const std::string &cubinPath, const std::string &name,
   int dev = 0;
   void *ctx = nullptr, *mod = nullptr, *fn = nullptr, *stream = nullptr;
   uint64_t a = 0, b = 0, c = 0;
-  if (image.empty() || cuInit(0) || cuDeviceGet(&dev, 0) || cuRetain(&ctx, dev) ||
-      cuCtxSetCurrent(ctx) || cuModuleLoadData(&mod, image.data()) ||
-      cuModuleGetFunction(&fn, mod, name.c_str()) || cuMemAlloc(&a, 4 * n + 4) ||
-      cuMemAlloc(&b, 4 * n + 4) || cuMemAlloc(&c, 4 * n + 4) ||
-      cuStreamCreate(&stream, 0))
+  if (image.empty() || cuInit(0) || cuDeviceGet(&dev, 0) ||
+      cuRetain(&ctx, dev) || cuCtxSetCurrent(ctx) ||
+      cuModuleLoadData(&mod, image.data()) ||
+      cuModuleGetFunction(&fn, mod, name.c_str()) ||
+      cuMemAlloc(&a, 4 * n + 4) || cuMemAlloc(&b, 4 * n + 4) ||
+      cuMemAlloc(&c, 4 * n + 4) || cuStreamCreate(&stream, 0))
     return error = "setting up " + cubinPath + ":" + name + " failed", -1;
   // The test kernels' vadd: (a, an, b, bn, c, n, alpha).
   float alpha = 1.0f;
@@ -115,7 +117,8 @@ double rawCudaLaunchUs(const std::string &cubinPath, const std::string &name,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string bundle, deviceName = "cpu", rawCubin, rawKernel = "tessera_kernel_vadd";
+  std::string bundle, deviceName = "cpu", rawCubin,
+                      rawKernel = "tessera_kernel_vadd";
   int64_t n = 1;
   int iters = 100000, rounds = 5, syncEvery = 1000;
   for (int i = 1; i < argc; ++i) {
@@ -177,8 +180,10 @@ int main(int argc, char **argv) {
   CHECK(tessera_module_get_kernel(module, "elementwise_add", &kernel));
   tessera_buffer_t bufs[3];
   for (auto &b : bufs) {
-    CHECK(tessera_buffer_alloc(device, uint64_t(std::max<int64_t>(n, 1)) * 4, &b));
-    CHECK(tessera_buffer_fill(b, nullptr, 0, 0, uint64_t(std::max<int64_t>(n, 1)) * 4));
+    CHECK(tessera_buffer_alloc(device, uint64_t(std::max<int64_t>(n, 1)) * 4,
+                               &b));
+    CHECK(tessera_buffer_fill(b, nullptr, 0, 0,
+                              uint64_t(std::max<int64_t>(n, 1)) * 4));
   }
   tessera_stream_t stream;
   CHECK(tessera_stream_create(device, &stream));

@@ -101,8 +101,8 @@ CompileCache::Lookup CompileCache::get(const std::string &key,
   std::string data;
   if (!readWholeFile(entryPath(key), data))
     return Lookup::Miss;
-  if (data.size() < kHeader || data.compare(0, sizeof(kMagic), kMagic,
-                                            sizeof(kMagic)) != 0)
+  if (data.size() < kHeader ||
+      data.compare(0, sizeof(kMagic), kMagic, sizeof(kMagic)) != 0)
     return Lookup::Corrupt;
   std::string_view body = std::string_view(data).substr(kHeader);
   if (rawDigest(body) != std::string_view(data).substr(sizeof(kMagic), 32))
@@ -125,8 +125,8 @@ bool CompileCache::put(const std::string &key, const std::string &payload,
   std::string tmp = dir + "/" + key + ".XXXXXX.tmp";
   int fd = ::mkstemps(tmp.data(), 4);
   if (fd < 0) {
-    error = "cannot create a cache file in '" + dir +
-            "': " + std::strerror(errno);
+    error =
+        "cannot create a cache file in '" + dir + "': " + std::strerror(errno);
     return false;
   }
   ::fchmod(fd, 0644);
@@ -140,7 +140,8 @@ bool CompileCache::put(const std::string &key, const std::string &payload,
     writeErrno = errno;
   }
   if (!ok) {
-    error = "cannot write cache file '" + tmp + "': " + std::strerror(writeErrno);
+    error =
+        "cannot write cache file '" + tmp + "': " + std::strerror(writeErrno);
     ::unlink(tmp.c_str());
     return false;
   }

@@ -7,10 +7,10 @@
 #include "tessera/plugin/Manifest.h"
 
 #include <algorithm>
-#include <sys/stat.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 #ifndef TESSERA_VERSION
 #define TESSERA_VERSION "0.1.0"
@@ -53,7 +53,8 @@ bool tessera::splitTargetSpec(const std::string &spec, TargetSpec &out,
     return false;
   }
   out.triple = triple;
-  out.chip = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
+  out.chip =
+      colon == std::string::npos ? std::string() : spec.substr(colon + 1);
   return true;
 }
 
@@ -81,8 +82,8 @@ CompilerPluginIndex::CompilerPluginIndex(std::vector<std::string> searchDirs)
       }
       if (m.compilerLibrary.empty())
         continue;
-      list.push_back({m.name, m.version, m.compilerLibrary, m.path, m.triples,
-                      m.targets});
+      list.push_back(
+          {m.name, m.version, m.compilerLibrary, m.path, m.triples, m.targets});
     }
   }
 }
@@ -124,10 +125,10 @@ std::string tessera::compileCacheKey(const std::string &source, int optLevel,
                                      const std::vector<TargetSpec> &targets,
                                      const CompilerPluginIndex &plugins) {
   // Everything that decides the bundle's bytes.
-  std::vector<std::string> parts = {
-      std::string("tessera ") + TESSERA_VERSION,
-      std::string("llvm ") + compileKeyLlvmVersion(), source,
-      "O" + std::to_string(optLevel)};
+  std::vector<std::string> parts = {std::string("tessera ") + TESSERA_VERSION,
+                                    std::string("llvm ") +
+                                        compileKeyLlvmVersion(),
+                                    source, "O" + std::to_string(optLevel)};
   for (const TargetSpec &t : targets) {
     parts.push_back(t.triple + ":" + t.chip);
     parts.push_back(plugins.versionFor(t.triple));
@@ -135,11 +136,10 @@ std::string tessera::compileCacheKey(const std::string &source, int optLevel,
   return CompileCache::key(parts);
 }
 
-bool tessera::compileCacheKeyForFile(const std::string &sourcePath,
-                                     const std::vector<std::string> &targetSpecs,
-                                     int optLevel,
-                                     const CompilerPluginIndex &plugins,
-                                     std::string &key, std::string &error) {
+bool tessera::compileCacheKeyForFile(
+    const std::string &sourcePath, const std::vector<std::string> &targetSpecs,
+    int optLevel, const CompilerPluginIndex &plugins, std::string &key,
+    std::string &error) {
   std::ifstream in(sourcePath, std::ios::binary);
   if (!in) {
     error = "cannot open '" + sourcePath + "'";

@@ -1,4 +1,5 @@
-//===- CompileKey.h - the compile cache key, computed without LLVM -*- C++ -*-===//
+//===- CompileKey.h - the compile cache key, computed without LLVM -*- C++
+//-*-===//
 //
 // The one place that decides which compile cache entry a compile maps to.
 // Both sides call it: the `tessera` tool (which must answer a cached compile

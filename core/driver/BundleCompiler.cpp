@@ -5,9 +5,9 @@
 #include "tessera/bundle/Bundle.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "mlir/Support/FileUtilities.h"
 
 using namespace mlir;
 using namespace tessera;
@@ -86,9 +86,9 @@ LogicalResult tessera::compileBundle(const BundleRequest &request,
   bundle::Bundle out;
   for (CompileTarget &t : targets) {
     TargetImage image;
-    if (failed(compileForTarget(*module, t, request.options,
-                                [&](CompileTarget &tt) { return plugins.resolve(tt); },
-                                image)))
+    if (failed(compileForTarget(
+            *module, t, request.options,
+            [&](CompileTarget &tt) { return plugins.resolve(tt); }, image)))
       return failure();
     bundle::Image img;
     img.imageKind = imageKindFor(image.image.imageKind);
@@ -100,7 +100,8 @@ LogicalResult tessera::compileBundle(const BundleRequest &request,
     if (arch.empty() || (arch == "host" && image.target.triple != hostTriple()))
       arch = "generic";
     img.setString(bundle::kArchKey, arch);
-    img.setString(bundle::kKernelsKey, bundle::printKernelMetadata(image.kernels));
+    img.setString(bundle::kKernelsKey,
+                  bundle::printKernelMetadata(image.kernels));
     img.setString(bundle::kVersionKey, TESSERA_VERSION);
     img.setString("tessera.source", source->getBuffer().str());
     img.bytes.assign(image.image.bytes.begin(), image.image.bytes.end());

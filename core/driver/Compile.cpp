@@ -4,6 +4,8 @@
 
 #include "tessera/Dialect/Tile/TileOps.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -11,8 +13,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/AsmParser/AsmParser.h"
-#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
@@ -62,10 +62,18 @@ static void printDiagnostic(Diagnostic &diag, llvm::raw_ostream &os,
     os << pos->getFilename().getValue() << ":" << pos->getLine() << ":"
        << pos->getColumn() << ": ";
   switch (diag.getSeverity()) {
-  case DiagnosticSeverity::Error: os << "error: "; break;
-  case DiagnosticSeverity::Warning: os << "warning: "; break;
-  case DiagnosticSeverity::Note: os << "note: "; break;
-  case DiagnosticSeverity::Remark: os << "remark: "; break;
+  case DiagnosticSeverity::Error:
+    os << "error: ";
+    break;
+  case DiagnosticSeverity::Warning:
+    os << "warning: ";
+    break;
+  case DiagnosticSeverity::Note:
+    os << "note: ";
+    break;
+  case DiagnosticSeverity::Remark:
+    os << "remark: ";
+    break;
   }
   os << diag << "\n";
   for (Diagnostic &note : diag.getNotes())
@@ -134,8 +142,7 @@ LogicalResult tessera::compileForTarget(ModuleOp module, CompileTarget target,
   MLIRContext *ctx = module.getContext();
   auto plugin = resolve(target);
   if (!plugin)
-    return emitError(module.getLoc())
-           << llvm::toString(plugin.takeError());
+    return emitError(module.getLoc()) << llvm::toString(plugin.takeError());
   out.kernels.clear();
   for (auto f : module.getOps<tile::FuncOp>()) {
     auto info = extractKernelInfo(f);
@@ -144,7 +151,8 @@ LogicalResult tessera::compileForTarget(ModuleOp module, CompileTarget target,
     out.kernels.push_back(std::move(*info));
   }
   if (out.kernels.empty())
-    return emitError(module.getLoc()) << "the module has no tile.func to compile";
+    return emitError(module.getLoc())
+           << "the module has no tile.func to compile";
   ctx->loadDialect<func::FuncDialect, memref::MemRefDialect,
                    LLVM::LLVMDialect>();
   OwningOpRef<ModuleOp> clone = module.clone();

@@ -36,8 +36,9 @@ struct TargetImage {
 };
 
 /// Finds the compiler plugin for a target (fills descriptionPath).
-using PluginResolver = std::function<llvm::Expected<
-    std::shared_ptr<LoadedCompilerPlugin>>(CompileTarget &target)>;
+using PluginResolver =
+    std::function<llvm::Expected<std::shared_ptr<LoadedCompilerPlugin>>(
+        CompileTarget &target)>;
 
 /// Compiles `module` for one target: reads the kernels' launch contracts,
 /// then hands a clone of the module to the target's plugin.

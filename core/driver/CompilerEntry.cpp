@@ -1,4 +1,5 @@
-//===- CompilerEntry.cpp - the C entry points the `tessera` tool dlopens ---===//
+//===- CompilerEntry.cpp - the C entry points the `tessera` tool dlopens
+//---===//
 //
 // See tessera/compiler_entry.h. These wrap the C++ driver (compileBundle)
 // and the reference interpreter for a caller that links no MLIR.
@@ -58,7 +59,8 @@ TESSERA_ENTRY int tessera_compiler_compile(const tessera_compile_request *req,
   std::string pluginDir = req->default_plugin_dir && *req->default_plugin_dir
                               ? std::string(req->default_plugin_dir)
                               : CompilerPluginRegistry::defaultPluginDir();
-  CompilerPluginRegistry plugins(CompilerPluginIndex::fromSearchPath(pluginDir));
+  CompilerPluginRegistry plugins(
+      CompilerPluginIndex::fromSearchPath(pluginDir));
   CompileCache cache =
       req->use_cache ? CompileCache() : CompileCache(std::string());
   BundleResult out;
@@ -74,7 +76,8 @@ TESSERA_ENTRY int tessera_compiler_compile(const tessera_compile_request *req,
   return 0;
 }
 
-TESSERA_ENTRY void tessera_compiler_free_result(tessera_compile_result *result) {
+TESSERA_ENTRY void
+tessera_compiler_free_result(tessera_compile_result *result) {
   if (!result)
     return;
   std::free(result->bytes);

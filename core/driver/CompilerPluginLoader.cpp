@@ -33,13 +33,14 @@ tessera::loadCompilerPlugin(const std::string &path) {
       dlsym(handle, "tessera_compiler_plugin_create"));
   if (!version || !abi || !create) {
     dlclose(handle);
-    return fail(llvm::formatv(
-        "'{0}' is not a tessera compiler plugin: it lacks the "
-        "tessera_compiler_plugin_* entry points",
-        path));
+    return fail(
+        llvm::formatv("'{0}' is not a tessera compiler plugin: it lacks the "
+                      "tessera_compiler_plugin_* entry points",
+                      path));
   }
   llvm::StringRef theirs = version();
-  llvm::StringRef ourMajor = llvm::StringRef(LLVM_VERSION_STRING).split('.').first;
+  llvm::StringRef ourMajor =
+      llvm::StringRef(LLVM_VERSION_STRING).split('.').first;
   if (theirs.split('.').first != ourMajor) {
     dlclose(handle);
     return fail(llvm::formatv("compiler plugin '{0}' was built with LLVM {1}, "
@@ -56,7 +57,7 @@ tessera::loadCompilerPlugin(const std::string &path) {
   loaded->handle = handle;
   loaded->plugin.reset(create());
   if (!loaded->plugin)
-    return fail(llvm::formatv("compiler plugin '{0}' failed to initialize",
-                              path));
+    return fail(
+        llvm::formatv("compiler plugin '{0}' failed to initialize", path));
   return loaded;
 }

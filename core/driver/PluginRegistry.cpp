@@ -10,8 +10,9 @@ using namespace tessera;
 
 std::string CompilerPluginRegistry::defaultPluginDir() {
   Dl_info info;
-  if (!dladdr(reinterpret_cast<void *>(&CompilerPluginRegistry::defaultPluginDir),
-              &info) ||
+  if (!dladdr(
+          reinterpret_cast<void *>(&CompilerPluginRegistry::defaultPluginDir),
+          &info) ||
       !info.dli_fname)
     return {};
   return defaultPluginDirBeside(info.dli_fname);
@@ -31,8 +32,8 @@ llvm::Expected<std::shared_ptr<LoadedCompilerPlugin>>
 CompilerPluginRegistry::resolve(CompileTarget &target) {
   const CompilerPluginIndex::Entry *e = index.find(target.triple);
   if (!e) {
-    std::string msg = llvm::formatv("no compiler plugin serves target '{0}'",
-                                    target.triple);
+    std::string msg =
+        llvm::formatv("no compiler plugin serves target '{0}'", target.triple);
     std::string known;
     for (const CompilerPluginIndex::Entry &x : index.entries())
       for (const std::string &t : x.triples)

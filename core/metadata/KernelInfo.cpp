@@ -11,18 +11,30 @@ using namespace tessera;
 
 std::optional<bundle::DType> tessera::dtypeOf(Type t) {
   using bundle::DType;
-  if (t.isF16()) return DType::F16;
-  if (t.isBF16()) return DType::BF16;
-  if (t.isF32()) return DType::F32;
-  if (t.isF64()) return DType::F64;
-  if (isa<Float8E4M3FNType>(t)) return DType::F8E4M3;
-  if (isa<Float8E5M2Type>(t)) return DType::F8E5M2;
-  if (t.isIndex()) return DType::Index;
-  if (t.isInteger(1)) return DType::I1;
-  if (t.isInteger(8)) return DType::I8;
-  if (t.isInteger(16)) return DType::I16;
-  if (t.isInteger(32)) return DType::I32;
-  if (t.isInteger(64)) return DType::I64;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF64())
+    return DType::F64;
+  if (isa<Float8E4M3FNType>(t))
+    return DType::F8E4M3;
+  if (isa<Float8E5M2Type>(t))
+    return DType::F8E5M2;
+  if (t.isIndex())
+    return DType::Index;
+  if (t.isInteger(1))
+    return DType::I1;
+  if (t.isInteger(8))
+    return DType::I8;
+  if (t.isInteger(16))
+    return DType::I16;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(64))
+    return DType::I64;
   return std::nullopt;
 }
 
@@ -36,9 +48,11 @@ static FailureOr<std::string> gridFormula(Value v, tile::FuncOp func) {
   }
   auto bin = [&](const char *fmt) -> FailureOr<std::string> {
     auto l = gridFormula(def->getOperand(0), func);
-    if (failed(l)) return failure();
+    if (failed(l))
+      return failure();
     auto r = gridFormula(def->getOperand(1), func);
-    if (failed(r)) return failure();
+    if (failed(r))
+      return failure();
     std::string f(fmt);
     if (f == "ceildiv" || f == "min" || f == "max")
       return f + "(" + *l + ", " + *r + ")";
@@ -62,14 +76,22 @@ static FailureOr<std::string> gridFormula(Value v, tile::FuncOp func) {
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def))
     return gridFormula(def->getOperand(0), func);
-  if (isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(def)) return bin("ceildiv");
-  if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def)) return bin("/");
-  if (isa<arith::MulIOp>(def)) return bin("*");
-  if (isa<arith::AddIOp>(def)) return bin("+");
-  if (isa<arith::SubIOp>(def)) return bin("-");
-  if (isa<arith::RemUIOp, arith::RemSIOp>(def)) return bin("%");
-  if (isa<arith::MinUIOp, arith::MinSIOp>(def)) return bin("min");
-  if (isa<arith::MaxUIOp, arith::MaxSIOp>(def)) return bin("max");
+  if (isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(def))
+    return bin("ceildiv");
+  if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def))
+    return bin("/");
+  if (isa<arith::MulIOp>(def))
+    return bin("*");
+  if (isa<arith::AddIOp>(def))
+    return bin("+");
+  if (isa<arith::SubIOp>(def))
+    return bin("-");
+  if (isa<arith::RemUIOp, arith::RemSIOp>(def))
+    return bin("%");
+  if (isa<arith::MinUIOp, arith::MinSIOp>(def))
+    return bin("min");
+  if (isa<arith::MaxUIOp, arith::MaxSIOp>(def))
+    return bin("max");
   def->emitOpError("cannot be part of a grid size: grid sizes are formulas "
                    "of tensor dimensions and constants (+ - * / % ceildiv "
                    "min max)");
@@ -105,8 +127,8 @@ FailureOr<KernelInfo> tessera::extractKernelInfo(tile::FuncOp func) {
       elem = t.getElementType();
       for (unsigned d = 0; d < t.getRank(); ++d)
         a.dims.push_back(!t.getSymbol(d).empty() ? t.getSymbol(d).str()
-                         : t.isDynamicDim(d)     ? std::string("?")
-                                                 : std::to_string(t.getShape()[d]));
+                         : t.isDynamicDim(d) ? std::string("?")
+                                             : std::to_string(t.getShape()[d]));
     } else {
       a.kind = bundle::ArgKind::Scalar;
       elem = arg.getType();
@@ -121,4 +143,3 @@ FailureOr<KernelInfo> tessera::extractKernelInfo(tile::FuncOp func) {
   }
   return info;
 }
-

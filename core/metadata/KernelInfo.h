@@ -21,7 +21,6 @@ std::optional<bundle::DType> dtypeOf(mlir::Type type);
 /// the offending op when the grid is not computable from shapes alone.
 mlir::FailureOr<KernelInfo> extractKernelInfo(tile::FuncOp func);
 
-
 } // namespace tessera
 
 #endif

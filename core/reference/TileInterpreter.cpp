@@ -161,7 +161,8 @@ bool Interpreter::runOp(Operation &op) {
     return true;
   }
   if (auto dim = dyn_cast<tile::DimOp>(op)) {
-    scalar(dim.getResult()) = double(buf(dim.getTensor())->dims[dim.getIndex()]);
+    scalar(dim.getResult()) =
+        double(buf(dim.getTensor())->dims[dim.getIndex()]);
     return true;
   }
   if (auto k = dyn_cast<tile::KernelOp>(op)) {
@@ -188,7 +189,8 @@ bool Interpreter::runOp(Operation &op) {
       storage.push_back(std::make_unique<Buffer>());
       b = storage.back().get();
     }
-    b->dims.assign(a.getType().getShape().begin(), a.getType().getShape().end());
+    b->dims.assign(a.getType().getShape().begin(),
+                   a.getType().getShape().end());
     b->elem = a.getType().getElementType();
     b->data.assign(a.getType().getNumElements(),
                    std::numeric_limits<double>::quiet_NaN());
@@ -196,7 +198,8 @@ bool Interpreter::runOp(Operation &op) {
   }
   if (auto f = dyn_cast<tile::FillOp>(op)) {
     Buffer *b = buf(f.getDst());
-    std::fill(b->data.begin(), b->data.end(), roundTo(b->elem, scalar(f.getValue())));
+    std::fill(b->data.begin(), b->data.end(),
+              roundTo(b->elem, scalar(f.getValue())));
     return true;
   }
   if (auto c = dyn_cast<tile::ClearOp>(op)) {
@@ -281,8 +284,8 @@ bool Interpreter::runOp(Operation &op) {
     return true;
   }
   if (auto i = dyn_cast<scf::IfOp>(op)) {
-    Region &region = scalar(i.getCondition()) != 0 ? i.getThenRegion()
-                                                   : i.getElseRegion();
+    Region &region =
+        scalar(i.getCondition()) != 0 ? i.getThenRegion() : i.getElseRegion();
     yielded.clear();
     if (!region.empty() && !runBlock(region.front()))
       return false;
@@ -309,84 +312,163 @@ bool Interpreter::runArith(Operation &op) {
                          : double(i.getValue().getSExtValue());
     else
       return fail(&op, "unsupported constant");
-  } else if (isa<arith::AddFOp, arith::AddIOp>(op)) r = in(0) + in(1);
-  else if (isa<arith::SubFOp, arith::SubIOp>(op)) r = in(0) - in(1);
-  else if (isa<arith::MulFOp, arith::MulIOp>(op)) r = in(0) * in(1);
-  else if (isa<arith::DivFOp>(op)) r = in(0) / in(1);
+  } else if (isa<arith::AddFOp, arith::AddIOp>(op))
+    r = in(0) + in(1);
+  else if (isa<arith::SubFOp, arith::SubIOp>(op))
+    r = in(0) - in(1);
+  else if (isa<arith::MulFOp, arith::MulIOp>(op))
+    r = in(0) * in(1);
+  else if (isa<arith::DivFOp>(op))
+    r = in(0) / in(1);
   else if (isa<arith::DivSIOp, arith::DivUIOp>(op)) {
-    if (ii(1) == 0) return fail(&op, "integer division by zero");
+    if (ii(1) == 0)
+      return fail(&op, "integer division by zero");
     r = double(ii(0) / ii(1));
   } else if (isa<arith::FloorDivSIOp>(op)) {
-    if (ii(1) == 0) return fail(&op, "integer division by zero");
+    if (ii(1) == 0)
+      return fail(&op, "integer division by zero");
     r = std::floor(double(ii(0)) / double(ii(1)));
   } else if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(op)) {
-    if (ii(1) == 0) return fail(&op, "integer division by zero");
+    if (ii(1) == 0)
+      return fail(&op, "integer division by zero");
     r = std::ceil(double(ii(0)) / double(ii(1)));
   } else if (isa<arith::RemSIOp, arith::RemUIOp>(op)) {
-    if (ii(1) == 0) return fail(&op, "integer division by zero");
+    if (ii(1) == 0)
+      return fail(&op, "integer division by zero");
     r = double(ii(0) % ii(1));
-  } else if (isa<arith::RemFOp>(op)) r = std::fmod(in(0), in(1));
+  } else if (isa<arith::RemFOp>(op))
+    r = std::fmod(in(0), in(1));
   else if (isa<arith::MaximumFOp>(op))
     r = (std::isnan(in(0)) || std::isnan(in(1))) ? NAN : std::max(in(0), in(1));
   else if (isa<arith::MinimumFOp>(op))
     r = (std::isnan(in(0)) || std::isnan(in(1))) ? NAN : std::min(in(0), in(1));
-  else if (isa<arith::MaxNumFOp>(op)) r = std::fmax(in(0), in(1));
-  else if (isa<arith::MinNumFOp>(op)) r = std::fmin(in(0), in(1));
-  else if (isa<arith::MaxSIOp, arith::MaxUIOp>(op)) r = std::max(in(0), in(1));
-  else if (isa<arith::MinSIOp, arith::MinUIOp>(op)) r = std::min(in(0), in(1));
-  else if (isa<arith::NegFOp>(op)) r = -in(0);
-  else if (isa<arith::AndIOp>(op)) r = double(ii(0) & ii(1));
-  else if (isa<arith::OrIOp>(op)) r = double(ii(0) | ii(1));
-  else if (isa<arith::XOrIOp>(op)) r = double(ii(0) ^ ii(1));
-  else if (isa<arith::SelectOp>(op)) r = in(0) != 0 ? in(1) : in(2);
+  else if (isa<arith::MaxNumFOp>(op))
+    r = std::fmax(in(0), in(1));
+  else if (isa<arith::MinNumFOp>(op))
+    r = std::fmin(in(0), in(1));
+  else if (isa<arith::MaxSIOp, arith::MaxUIOp>(op))
+    r = std::max(in(0), in(1));
+  else if (isa<arith::MinSIOp, arith::MinUIOp>(op))
+    r = std::min(in(0), in(1));
+  else if (isa<arith::NegFOp>(op))
+    r = -in(0);
+  else if (isa<arith::AndIOp>(op))
+    r = double(ii(0) & ii(1));
+  else if (isa<arith::OrIOp>(op))
+    r = double(ii(0) | ii(1));
+  else if (isa<arith::XOrIOp>(op))
+    r = double(ii(0) ^ ii(1));
+  else if (isa<arith::SelectOp>(op))
+    r = in(0) != 0 ? in(1) : in(2);
   else if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp,
                arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-               arith::ExtUIOp, arith::TruncIOp>(op)) r = in(0);
-  else if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) r = std::trunc(in(0));
+               arith::ExtUIOp, arith::TruncIOp>(op))
+    r = in(0);
+  else if (isa<arith::FPToSIOp, arith::FPToUIOp>(op))
+    r = std::trunc(in(0));
   else if (auto c = dyn_cast<arith::CmpFOp>(op)) {
     double a = in(0), b = in(1);
     bool unord = std::isnan(a) || std::isnan(b);
     using P = arith::CmpFPredicate;
     switch (c.getPredicate()) {
-    case P::OEQ: r = !unord && a == b; break;
-    case P::ONE: r = !unord && a != b; break;
-    case P::OLT: r = !unord && a < b; break;
-    case P::OLE: r = !unord && a <= b; break;
-    case P::OGT: r = !unord && a > b; break;
-    case P::OGE: r = !unord && a >= b; break;
-    case P::UEQ: r = unord || a == b; break;
-    case P::UNE: r = unord || a != b; break;
-    case P::ULT: r = unord || a < b; break;
-    case P::ULE: r = unord || a <= b; break;
-    case P::UGT: r = unord || a > b; break;
-    case P::UGE: r = unord || a >= b; break;
-    case P::ORD: r = !unord; break;
-    case P::UNO: r = unord; break;
-    case P::AlwaysTrue: r = 1; break;
-    case P::AlwaysFalse: r = 0; break;
+    case P::OEQ:
+      r = !unord && a == b;
+      break;
+    case P::ONE:
+      r = !unord && a != b;
+      break;
+    case P::OLT:
+      r = !unord && a < b;
+      break;
+    case P::OLE:
+      r = !unord && a <= b;
+      break;
+    case P::OGT:
+      r = !unord && a > b;
+      break;
+    case P::OGE:
+      r = !unord && a >= b;
+      break;
+    case P::UEQ:
+      r = unord || a == b;
+      break;
+    case P::UNE:
+      r = unord || a != b;
+      break;
+    case P::ULT:
+      r = unord || a < b;
+      break;
+    case P::ULE:
+      r = unord || a <= b;
+      break;
+    case P::UGT:
+      r = unord || a > b;
+      break;
+    case P::UGE:
+      r = unord || a >= b;
+      break;
+    case P::ORD:
+      r = !unord;
+      break;
+    case P::UNO:
+      r = unord;
+      break;
+    case P::AlwaysTrue:
+      r = 1;
+      break;
+    case P::AlwaysFalse:
+      r = 0;
+      break;
     }
   } else if (auto c = dyn_cast<arith::CmpIOp>(op)) {
     int64_t a = ii(0), b = ii(1);
     using P = arith::CmpIPredicate;
     switch (c.getPredicate()) {
-    case P::eq: r = a == b; break;
-    case P::ne: r = a != b; break;
-    case P::slt: case P::ult: r = a < b; break;
-    case P::sle: case P::ule: r = a <= b; break;
-    case P::sgt: case P::ugt: r = a > b; break;
-    case P::sge: case P::uge: r = a >= b; break;
+    case P::eq:
+      r = a == b;
+      break;
+    case P::ne:
+      r = a != b;
+      break;
+    case P::slt:
+    case P::ult:
+      r = a < b;
+      break;
+    case P::sle:
+    case P::ule:
+      r = a <= b;
+      break;
+    case P::sgt:
+    case P::ugt:
+      r = a > b;
+      break;
+    case P::sge:
+    case P::uge:
+      r = a >= b;
+      break;
     }
-  } else if (isa<math::ExpOp>(op)) r = std::exp(in(0));
-  else if (isa<math::Exp2Op>(op)) r = std::exp2(in(0));
-  else if (isa<math::LogOp>(op)) r = std::log(in(0));
-  else if (isa<math::Log2Op>(op)) r = std::log2(in(0));
-  else if (isa<math::SqrtOp>(op)) r = std::sqrt(in(0));
-  else if (isa<math::RsqrtOp>(op)) r = 1.0 / std::sqrt(in(0));
-  else if (isa<math::TanhOp>(op)) r = std::tanh(in(0));
-  else if (isa<math::AbsFOp>(op)) r = std::fabs(in(0));
-  else if (isa<math::ErfOp>(op)) r = std::erf(in(0));
-  else if (isa<math::PowFOp>(op)) r = std::pow(in(0), in(1));
-  else if (isa<math::FmaOp>(op)) r = in(0) * in(1) + in(2);
+  } else if (isa<math::ExpOp>(op))
+    r = std::exp(in(0));
+  else if (isa<math::Exp2Op>(op))
+    r = std::exp2(in(0));
+  else if (isa<math::LogOp>(op))
+    r = std::log(in(0));
+  else if (isa<math::Log2Op>(op))
+    r = std::log2(in(0));
+  else if (isa<math::SqrtOp>(op))
+    r = std::sqrt(in(0));
+  else if (isa<math::RsqrtOp>(op))
+    r = 1.0 / std::sqrt(in(0));
+  else if (isa<math::TanhOp>(op))
+    r = std::tanh(in(0));
+  else if (isa<math::AbsFOp>(op))
+    r = std::fabs(in(0));
+  else if (isa<math::ErfOp>(op))
+    r = std::erf(in(0));
+  else if (isa<math::PowFOp>(op))
+    r = std::pow(in(0), in(1));
+  else if (isa<math::FmaOp>(op))
+    r = in(0) * in(1) + in(2);
   else
     return fail(&op, "unsupported op '" + op.getName().getStringRef() + "'");
   scalar(res) = isa<IntegerType, IndexType>(t) ? roundTo(t, r) : roundTo(t, r);
@@ -420,7 +502,8 @@ bool Interpreter::runCopy(tile::CopyOp op) {
     for (size_t d = 0; d < rank; ++d)
       in &= gi[d] >= 0 && gi[d] < g->dims[d];
     if (srcGlobal)
-      dst->data[dst->flat(t)] = in ? roundTo(dst->elem, src->data[src->flat(gi)]) : 0.0;
+      dst->data[dst->flat(t)] =
+          in ? roundTo(dst->elem, src->data[src->flat(gi)]) : 0.0;
     else if (in)
       dst->data[dst->flat(gi)] = roundTo(dst->elem, src->data[src->flat(t)]);
   });
@@ -465,9 +548,15 @@ bool Interpreter::runReduce(tile::ReduceOp op) {
     double &x = acc[dst->flat(o)];
     double v = src->data[src->flat(idx)];
     switch (op.getKind()) {
-    case tile::ReduceKind::Sum: x += v; break;
-    case tile::ReduceKind::Max: x = (std::isnan(x) || std::isnan(v)) ? NAN : std::max(x, v); break;
-    case tile::ReduceKind::Min: x = (std::isnan(x) || std::isnan(v)) ? NAN : std::min(x, v); break;
+    case tile::ReduceKind::Sum:
+      x += v;
+      break;
+    case tile::ReduceKind::Max:
+      x = (std::isnan(x) || std::isnan(v)) ? NAN : std::max(x, v);
+      break;
+    case tile::ReduceKind::Min:
+      x = (std::isnan(x) || std::isnan(v)) ? NAN : std::min(x, v);
+      break;
     }
   });
   for (size_t i = 0; i < acc.size(); ++i)
@@ -490,7 +579,8 @@ bool Interpreter::runAtomic(tile::AtomicOp op) {
         return;
     double &x = g->data[g->flat(gi)];
     double v = src->data[src->flat(t)];
-    x = roundTo(g->elem, op.getKind() == tile::AtomicKind::Add ? x + v : std::max(x, v));
+    x = roundTo(g->elem,
+                op.getKind() == tile::AtomicKind::Add ? x + v : std::max(x, v));
   });
   return true;
 }

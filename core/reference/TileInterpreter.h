@@ -1,4 +1,5 @@
-//===- TileInterpreter.h - a reference executor for tile kernels -*- C++ -*-===//
+//===- TileInterpreter.h - a reference executor for tile kernels -*- C++
+//-*-===//
 //
 // Runs a tile.func on the host in double precision, op by op, following the
 // dialect's documented semantics rather than any backend's lowering: it is

@@ -3,9 +3,9 @@
 #include "Internal.h"
 #include "tessera/bundle/GridExpr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -132,11 +132,12 @@ tessera_status_t LaunchBuilder::tensor(const bundle::KernelArg &meta,
   if (arg.buffer->device != kernel.module->device)
     return fail(where() + " is a buffer of another device");
   if (arg.dtype != static_cast<uint32_t>(meta.dtype))
-    return fail(where() + " must be " + bundle::dtypeName(meta.dtype) + ", got " +
-                dtypeName(arg.dtype));
+    return fail(where() + " must be " + bundle::dtypeName(meta.dtype) +
+                ", got " + dtypeName(arg.dtype));
   if (arg.rank != meta.dims.size())
-    return fail(where() + " must have rank " + std::to_string(meta.dims.size()) +
-                ", got " + std::to_string(arg.rank));
+    return fail(where() + " must have rank " +
+                std::to_string(meta.dims.size()) + ", got " +
+                std::to_string(arg.rank));
   uint64_t elements = 1;
   bool overflow = false;
   for (uint32_t d = 0; d < arg.rank; ++d) {
@@ -182,8 +183,8 @@ tessera_status_t LaunchBuilder::scalar(const bundle::KernelArg &meta,
                                        const tessera_scalar_arg &arg) {
   auto where = [&] { return "argument '" + meta.name + "'"; };
   if (arg.dtype != static_cast<uint32_t>(meta.dtype))
-    return fail(where() + " must be " + bundle::dtypeName(meta.dtype) + ", got " +
-                dtypeName(arg.dtype));
+    return fail(where() + " must be " + bundle::dtypeName(meta.dtype) +
+                ", got " + dtypeName(arg.dtype));
   uint64_t slot = 0;
   auto intRange = [&](int64_t lo, int64_t hi) -> tessera_status_t {
     if (arg.value.i < lo || arg.value.i > hi)
@@ -395,9 +396,9 @@ tessera_status_t tessera_kernel_launch(tessera_kernel_t kernel,
   launch.slots = builder.slots.data();
   auto lock = tessera::runtime::lockStream(device, stream);
   PluginError err;
-  int code = device->api->launch(kernel->handle,
-                                 stream ? stream->handle : nullptr, &launch,
-                                 err.data(), err.size());
+  int code =
+      device->api->launch(kernel->handle, stream ? stream->handle : nullptr,
+                          &launch, err.data(), err.size());
   if (code == TESSERA_PLUGIN_OK)
     return nullptr; // no message to build on the common path
   return pluginStatus(code, err.text,

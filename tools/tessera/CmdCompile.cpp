@@ -122,8 +122,10 @@ int tessera::tool::runCompile(int argc, char **argv) {
     return rc;
 
   std::string pluginDir = compilerPluginDir();
-  CompileCache cache = args.noCache ? CompileCache(std::string()) : CompileCache();
-  bool useCache = cache.enabled() && !args.printIRAfterAll && args.dumpDir.empty();
+  CompileCache cache =
+      args.noCache ? CompileCache(std::string()) : CompileCache();
+  bool useCache =
+      cache.enabled() && !args.printIRAfterAll && args.dumpDir.empty();
   std::string cacheState = useCache ? "miss" : "off";
   bool written = false;
   if (useCache) {
@@ -131,9 +133,9 @@ int tessera::tool::runCompile(int argc, char **argv) {
     // it cannot be computed (unreadable source, bad target) the compiler
     // reports the error below.
     std::string key, keyError, bytes;
-    if (compileCacheKeyForFile(
-            args.source, args.targets, args.optLevel,
-            CompilerPluginIndex::fromSearchPath(pluginDir), key, keyError) &&
+    if (compileCacheKeyForFile(args.source, args.targets, args.optLevel,
+                               CompilerPluginIndex::fromSearchPath(pluginDir),
+                               key, keyError) &&
         cache.get(key, bytes) == CompileCache::Lookup::Hit) {
       if (!writeBundle(args.output, bytes.data(), bytes.size()))
         return 1;

@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
-#include "HostTensor.h"
 #include "HostReference.h"
+#include "HostTensor.h"
 
 #include "tessera/bundle/Bundle.h"
 #include "tessera/bundle/GridExpr.h"
@@ -361,9 +361,11 @@ int run(const RunOptions &o) {
     // The inputs that name the case, for tools that pair rows with peers.
     std::string symbols, scalarText, dtype;
     for (const auto &[name, v] : o.shape)
-      symbols += (symbols.empty() ? "" : ", ") + ("\"" + name + "\": " + std::to_string(v));
+      symbols += (symbols.empty() ? "" : ", ") +
+                 ("\"" + name + "\": " + std::to_string(v));
     for (const auto &[name, v] : o.scalars)
-      scalarText += (scalarText.empty() ? "" : ", ") + ("\"" + name + "\": \"" + v + "\"");
+      scalarText += (scalarText.empty() ? "" : ", ") +
+                    ("\"" + name + "\": \"" + v + "\"");
     for (const bundle::KernelArg &a : k->args)
       if (a.kind == bundle::ArgKind::Tensor && dtype.empty())
         dtype = bundle::dtypeName(a.dtype);
@@ -380,7 +382,8 @@ int run(const RunOptions &o) {
                 k->name.c_str(), info.name, info.triple, info.chip,
                 dims.grid[0], dims.grid[1], dims.grid[2], dims.block[0]);
     std::printf("check: %s", checkState.c_str());
-    if (checkState.rfind("passed", 0) == 0 || checkState.rfind("FAILED", 0) == 0)
+    if (checkState.rfind("passed", 0) == 0 ||
+        checkState.rfind("FAILED", 0) == 0)
       std::printf(" (max relative error %.3g)", worst);
     std::printf("\ntime: %.3f ms (median of %d)", median, o.iters);
     if (gflops > 0)

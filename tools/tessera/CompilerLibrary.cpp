@@ -14,7 +14,8 @@ using namespace tessera::tool;
 /// <dir of this executable>/../lib/libtessera_compiler.so.
 static std::string installedCompilerLibrary() {
   std::error_code ec;
-  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::filesystem::path exe =
+      std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec)
     return "libtessera_compiler.so";
   return (exe.parent_path() / ".." / "lib" / "libtessera_compiler.so")
@@ -48,7 +49,8 @@ const CompilerLibrary *tessera::tool::loadCompilerLibrary(std::string &error) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     error = loadError = "this tessera has no compiler: libtessera_compiler.so "
-                        "not found at " + path;
+                        "not found at " +
+                        path;
     return nullptr;
   }
   void *handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

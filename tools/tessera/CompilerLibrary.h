@@ -1,4 +1,5 @@
-//===- CompilerLibrary.h - libtessera_compiler.so, loaded on demand -*- C++ -*-===//
+//===- CompilerLibrary.h - libtessera_compiler.so, loaded on demand -*- C++
+//-*-===//
 //
 // The `tessera` tool links no MLIR or LLVM, so that a cached compile, `run`,
 // `info` and `plugins` start fast and work on a machine without LLVM. It

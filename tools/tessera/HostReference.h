@@ -1,4 +1,5 @@
-//===- HostReference.h - reference results from a bundle's source -*- C++ -*-===//
+//===- HostReference.h - reference results from a bundle's source -*- C++
+//-*-===//
 #ifndef TESSERA_TOOLS_TESSERA_HOSTREFERENCE_H
 #define TESSERA_TOOLS_TESSERA_HOSTREFERENCE_H
 

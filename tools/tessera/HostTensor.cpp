@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 using namespace tessera;
 using namespace tessera::tool;

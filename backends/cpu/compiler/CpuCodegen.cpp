@@ -42,10 +42,11 @@ namespace {
 
 /// math.exp and friends become inline polynomials: vectorizable, and the
 /// shared object needs no libm.
-struct ApproximateMath
-    : PassWrapper<ApproximateMath, OperationPass<ModuleOp>> {
+struct ApproximateMath : PassWrapper<ApproximateMath, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApproximateMath)
-  StringRef getArgument() const override { return "tessera-cpu-approximate-math"; }
+  StringRef getArgument() const override {
+    return "tessera-cpu-approximate-math";
+  }
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
@@ -54,7 +55,8 @@ struct ApproximateMath
   }
 };
 
-LogicalResult lowerToLLVMDialect(ModuleOp module, const tessera::CompileOptions &options) {
+LogicalResult lowerToLLVMDialect(ModuleOp module,
+                                 const tessera::CompileOptions &options) {
   PassManager pm(module.getContext());
   if (options.printIRAfterAll) {
     module.getContext()->disableMultithreading();
@@ -109,8 +111,10 @@ LogicalResult tessera::cpu::emitSharedObject(ModuleOp module,
   if (!llvmTarget)
     return emitError(loc) << "cannot compile for '" << target.triple
                           << "': " << error;
-  bool native = triple.getArch() == llvm::Triple(llvm::sys::getProcessTriple()).getArch() &&
-                (target.chip.empty() || target.chip == "host" || target.chip == "native");
+  bool native =
+      triple.getArch() ==
+          llvm::Triple(llvm::sys::getProcessTriple()).getArch() &&
+      (target.chip.empty() || target.chip == "host" || target.chip == "native");
   std::string cpu = native ? llvm::sys::getHostCPUName().str()
                            : (target.chip.empty() || target.chip == "host"
                                   ? std::string("generic")
@@ -155,14 +159,15 @@ LogicalResult tessera::cpu::emitSharedObject(ModuleOp module,
     llvm::legacy::PassManager cg;
     if (tm->addPassesToEmitFile(cg, os, nullptr,
                                 llvm::CodeGenFileType::ObjectFile))
-      return emitError(loc) << "LLVM cannot emit an object file for "
-                            << target.triple;
+      return emitError(loc)
+             << "LLVM cannot emit an object file for " << target.triple;
     cg.run(*llvmModule);
   }
 
   if (!options.dumpDir.empty()) {
     std::error_code ec;
-    llvm::raw_fd_ostream ll(options.dumpDir + "/kernel." + target.triple + ".ll", ec);
+    llvm::raw_fd_ostream ll(
+        options.dumpDir + "/kernel." + target.triple + ".ll", ec);
     if (!ec)
       llvmModule->print(ll, nullptr);
   }
@@ -173,7 +178,8 @@ LogicalResult tessera::cpu::emitSharedObject(ModuleOp module,
     return emitError(loc) << "ld.lld not found (install lld-22)";
   llvm::SmallString<128> objPath, soPath;
   int objFd;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("tessera", "o", objFd, objPath))
+  if (auto ec =
+          llvm::sys::fs::createTemporaryFile("tessera", "o", objFd, objPath))
     return emitError(loc) << "cannot create a temporary file: " << ec.message();
   {
     llvm::raw_fd_ostream os(objFd, /*shouldClose=*/true);
@@ -187,7 +193,8 @@ LogicalResult tessera::cpu::emitSharedObject(ModuleOp module,
   llvm::sys::fs::createTemporaryFile("tessera-ld", "txt", errPath);
   std::string errMsg;
   llvm::StringRef args[] = {linker, "-shared", "--no-undefined-version",
-                            "-O1", "-o", soPath, objPath};
+                            "-O1",  "-o",      soPath,
+                            objPath};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, errPath.str(),
                                                 errPath.str()};
   int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects, 0,

@@ -103,9 +103,10 @@ struct AllocLowering : TilePattern<tile::AllocOp> {
 /// Stores `value` into every element of `buf`.
 void fillBuffer(OpBuilder &b, Location loc, Value buf, Value value) {
   auto type = cast<MemRefType>(buf.getType());
-  loopNest(b, loc, type.getShape(), [&](OpBuilder &nb, Location l, ValueRange ivs) {
-    memref::StoreOp::create(nb, l, value, buf, ivs);
-  });
+  loopNest(b, loc, type.getShape(),
+           [&](OpBuilder &nb, Location l, ValueRange ivs) {
+             memref::StoreOp::create(nb, l, value, buf, ivs);
+           });
 }
 
 struct FillLowering : TilePattern<tile::FillOp> {
@@ -160,7 +161,8 @@ struct CopyLowering : TilePattern<tile::CopyOp> {
     Value global = srcGlobal ? src : dst;
     Value tileBuf = srcGlobal ? dst : src;
     ValueRange offsets = srcGlobal ? a.getSrcOffsets() : a.getDstOffsets();
-    auto tileShape = tileTypeOf(srcGlobal ? op.getDst() : op.getSrc()).getShape();
+    auto tileShape =
+        tileTypeOf(srcGlobal ? op.getDst() : op.getSrc()).getShape();
     int64_t rank = cast<MemRefType>(global.getType()).getRank();
     int64_t r = tileShape.size();
     // The tile covers the tensor's last r dimensions (after transposition).
@@ -176,7 +178,8 @@ struct CopyLowering : TilePattern<tile::CopyOp> {
     // Interior test: offset + extent <= size in every dimension.
     SmallVector<Value> fits;
     for (int64_t d = 0; d < rank; ++d) {
-      Value end = arith::AddIOp::create(rw, loc, offsets[d], idx(rw, loc, extent[d]));
+      Value end =
+          arith::AddIOp::create(rw, loc, offsets[d], idx(rw, loc, extent[d]));
       fits.push_back(arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sle,
                                            end, dims[d]));
     }
@@ -188,7 +191,8 @@ struct CopyLowering : TilePattern<tile::CopyOp> {
       if (transpose)
         std::swap(t[0], t[1]);
       for (int64_t k = 0; k < r; ++k)
-        g[rank - r + k] = arith::AddIOp::create(b, l, offsets[rank - r + k], t[k]);
+        g[rank - r + k] =
+            arith::AddIOp::create(b, l, offsets[rank - r + k], t[k]);
       return g;
     };
     auto inBounds = [&](OpBuilder &b, Location l, ArrayRef<Value> g) {
@@ -202,42 +206,45 @@ struct CopyLowering : TilePattern<tile::CopyOp> {
       return andAll(b, l, conds);
     };
     auto emit = [&](OpBuilder &b, Location l, bool masked) {
-      loopNest(b, l, tileShape, [&](OpBuilder &nb, Location ll, ValueRange ivs) {
-        SmallVector<Value> g = globalIndex(nb, ll, ivs);
-        if (srcGlobal) {
-          Value v;
-          if (!masked) {
-            v = memref::LoadOp::create(nb, ll, global, g);
-          } else {
-            auto ifOp = scf::IfOp::create(
-                nb, ll, inBounds(nb, ll, g),
-                [&](OpBuilder &tb, Location tl) {
-                  scf::YieldOp::create(tb, tl,
-                                       ValueRange{memref::LoadOp::create(tb, tl, global, g)});
-                },
-                [&](OpBuilder &eb, Location el) {
-                  scf::YieldOp::create(eb, el, ValueRange{zeroOf(eb, el, srcElem)});
-                });
-            v = ifOp.getResult(0);
-          }
-          memref::StoreOp::create(nb, ll, convertScalar(nb, ll, v, dstElem),
-                                  tileBuf, ivs);
-        } else {
-          auto store = [&](OpBuilder &sb, Location sl) {
-            Value v = memref::LoadOp::create(sb, sl, tileBuf, ivs);
-            memref::StoreOp::create(sb, sl, convertScalar(sb, sl, v, dstElem),
-                                    global, g);
-          };
-          if (!masked) {
-            store(nb, ll);
-          } else {
-            auto ifOp = scf::IfOp::create(nb, ll, inBounds(nb, ll, g),
-                                          /*withElseRegion=*/false);
-            OpBuilder tb = ifOp.getThenBodyBuilder();
-            store(tb, ll);
-          }
-        }
-      });
+      loopNest(
+          b, l, tileShape, [&](OpBuilder &nb, Location ll, ValueRange ivs) {
+            SmallVector<Value> g = globalIndex(nb, ll, ivs);
+            if (srcGlobal) {
+              Value v;
+              if (!masked) {
+                v = memref::LoadOp::create(nb, ll, global, g);
+              } else {
+                auto ifOp = scf::IfOp::create(
+                    nb, ll, inBounds(nb, ll, g),
+                    [&](OpBuilder &tb, Location tl) {
+                      scf::YieldOp::create(tb, tl,
+                                           ValueRange{memref::LoadOp::create(
+                                               tb, tl, global, g)});
+                    },
+                    [&](OpBuilder &eb, Location el) {
+                      scf::YieldOp::create(eb, el,
+                                           ValueRange{zeroOf(eb, el, srcElem)});
+                    });
+                v = ifOp.getResult(0);
+              }
+              memref::StoreOp::create(nb, ll, convertScalar(nb, ll, v, dstElem),
+                                      tileBuf, ivs);
+            } else {
+              auto store = [&](OpBuilder &sb, Location sl) {
+                Value v = memref::LoadOp::create(sb, sl, tileBuf, ivs);
+                memref::StoreOp::create(
+                    sb, sl, convertScalar(sb, sl, v, dstElem), global, g);
+              };
+              if (!masked) {
+                store(nb, ll);
+              } else {
+                auto ifOp = scf::IfOp::create(nb, ll, inBounds(nb, ll, g),
+                                              /*withElseRegion=*/false);
+                OpBuilder tb = ifOp.getThenBodyBuilder();
+                store(tb, ll);
+              }
+            }
+          });
     };
     scf::IfOp::create(
         rw, loc, interior,
@@ -327,24 +334,24 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
     Type bElem = tileTypeOf(op.getB()).getElementType();
     if (!acc.isF32() || !isa<FloatType>(aElem) || !isa<FloatType>(bElem) ||
         aElem.getIntOrFloatBitWidth() > 32 ||
-        bElem.getIntOrFloatBitWidth() > 32 || op.getTransposeB() ||
-        m < 1 || n % kNR != 0 || k < 1)
+        bElem.getIntOrFloatBitWidth() > 32 || op.getTransposeB() || m < 1 ||
+        n % kNR != 0 || k < 1)
       return failure();
     int64_t fullBlocks = m / kMR, tail = m % kMR;
     if (fullBlocks > 0)
-      loopNest(rw, loc, {fullBlocks, n / kNR}, [&](OpBuilder &b, Location l,
-                                                  ValueRange blk) {
-        Value i0 = arith::MulIOp::create(b, l, blk[0], idx(b, l, kMR));
-        Value j0 = arith::MulIOp::create(b, l, blk[1], idx(b, l, kNR));
-        emitBlock(b, l, op, A, B, C, i0, kMR, j0, k);
-      });
+      loopNest(rw, loc, {fullBlocks, n / kNR},
+               [&](OpBuilder &b, Location l, ValueRange blk) {
+                 Value i0 = arith::MulIOp::create(b, l, blk[0], idx(b, l, kMR));
+                 Value j0 = arith::MulIOp::create(b, l, blk[1], idx(b, l, kNR));
+                 emitBlock(b, l, op, A, B, C, i0, kMR, j0, k);
+               });
     if (tail > 0)
-      loopNest(rw, loc, {n / kNR}, [&](OpBuilder &b, Location l,
-                                       ValueRange blk) {
-        Value j0 = arith::MulIOp::create(b, l, blk[0], idx(b, l, kNR));
-        emitBlock(b, l, op, A, B, C, idx(b, l, fullBlocks * kMR), tail, j0,
-                  k);
-      });
+      loopNest(rw, loc, {n / kNR},
+               [&](OpBuilder &b, Location l, ValueRange blk) {
+                 Value j0 = arith::MulIOp::create(b, l, blk[0], idx(b, l, kNR));
+                 emitBlock(b, l, op, A, B, C, idx(b, l, fullBlocks * kMR), tail,
+                           j0, k);
+               });
     return success();
   }
 
@@ -377,7 +384,8 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
       SmallVector<Value> aIdx = {i, kk};
       if (op.getTransposeA())
         std::swap(aIdx[0], aIdx[1]);
-      Value av = convertScalar(b, l, memref::LoadOp::create(b, l, A, aIdx), acc);
+      Value av =
+          convertScalar(b, l, memref::LoadOp::create(b, l, A, aIdx), acc);
       loopNest(b, l, {n}, [&](OpBuilder &ib, Location il, ValueRange js) {
         Value j = js[0];
         SmallVector<Value> bIdx = {kk, j};
@@ -474,28 +482,32 @@ struct AtomicLowering : TilePattern<tile::AtomicOp> {
     int64_t r = st.getRank();
     Type elem = st.getElementType();
     bool isFloat = isa<FloatType>(elem);
-    arith::AtomicRMWKind kind =
-        op.getKind() == tile::AtomicKind::Add
-            ? (isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi)
-            : (isFloat ? arith::AtomicRMWKind::maximumf
-                       : arith::AtomicRMWKind::maxs);
+    arith::AtomicRMWKind kind = op.getKind() == tile::AtomicKind::Add
+                                    ? (isFloat ? arith::AtomicRMWKind::addf
+                                               : arith::AtomicRMWKind::addi)
+                                    : (isFloat ? arith::AtomicRMWKind::maximumf
+                                               : arith::AtomicRMWKind::maxs);
     SmallVector<Value> dims;
     for (int64_t d = 0; d < rank; ++d)
       dims.push_back(memref::DimOp::create(rw, loc, global, d));
-    loopNest(rw, loc, st.getShape(), [&](OpBuilder &b, Location l, ValueRange ivs) {
-      SmallVector<Value> g(offsets.begin(), offsets.end());
-      for (int64_t k = 0; k < r; ++k)
-        g[rank - r + k] = arith::AddIOp::create(b, l, offsets[rank - r + k], ivs[k]);
-      SmallVector<Value> conds;
-      for (int64_t d = 0; d < rank; ++d) {
-        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, g[d], dims[d]));
-        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, g[d], idx(b, l, 0)));
-      }
-      auto ifOp = scf::IfOp::create(b, l, andAll(b, l, conds), false);
-      OpBuilder tb = ifOp.getThenBodyBuilder();
-      Value v = memref::LoadOp::create(tb, l, src, ivs);
-      memref::AtomicRMWOp::create(tb, l, kind, v, global, g);
-    });
+    loopNest(rw, loc, st.getShape(),
+             [&](OpBuilder &b, Location l, ValueRange ivs) {
+               SmallVector<Value> g(offsets.begin(), offsets.end());
+               for (int64_t k = 0; k < r; ++k)
+                 g[rank - r + k] =
+                     arith::AddIOp::create(b, l, offsets[rank - r + k], ivs[k]);
+               SmallVector<Value> conds;
+               for (int64_t d = 0; d < rank; ++d) {
+                 conds.push_back(arith::CmpIOp::create(
+                     b, l, arith::CmpIPredicate::slt, g[d], dims[d]));
+                 conds.push_back(arith::CmpIOp::create(
+                     b, l, arith::CmpIPredicate::sge, g[d], idx(b, l, 0)));
+               }
+               auto ifOp = scf::IfOp::create(b, l, andAll(b, l, conds), false);
+               OpBuilder tb = ifOp.getThenBodyBuilder();
+               Value v = memref::LoadOp::create(tb, l, src, ivs);
+               memref::AtomicRMWOp::create(tb, l, kind, v, global, g);
+             });
     rw.eraseOp(op);
     return success();
   }
@@ -518,10 +530,10 @@ LogicalResult tessera::cpu::lowerTileToLoops(ModuleOp module) {
 
   ConversionTarget target(*ctx);
   target.addIllegalDialect<tile::TileDialect>();
-  target.addLegalDialect<func::FuncDialect, memref::MemRefDialect,
-                         scf::SCFDialect, arith::ArithDialect,
-                         math::MathDialect, LLVM::LLVMDialect,
-                         vector::VectorDialect>();
+  target
+      .addLegalDialect<func::FuncDialect, memref::MemRefDialect,
+                       scf::SCFDialect, arith::ArithDialect, math::MathDialect,
+                       LLVM::LLVMDialect, vector::VectorDialect>();
   target.addLegalOp<UnrealizedConversionCastOp>();
   RewritePatternSet patterns(ctx);
   patterns.add<ReturnLowering, KernelLowering, AllocLowering, FillLowering,

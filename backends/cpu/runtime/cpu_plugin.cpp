@@ -204,8 +204,7 @@ static int cpuDeviceOpen(uint32_t ordinal, tessera_plugin_device *device,
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID, "device is NULL");
   if (ordinal != 0)
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
-                "cpu device %u does not exist (the host is device 0)",
-                ordinal);
+                "cpu device %u does not exist (the host is device 0)", ordinal);
   *device = &gHostDevice;
   return TESSERA_PLUGIN_OK;
 }
@@ -229,9 +228,9 @@ static int cpuMemAlloc(tessera_plugin_device device, uint64_t bytes,
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID, "ptr is NULL");
   // Round up so vector loads of a whole 64-byte line never leave the block;
   // a zero-byte request still gets a unique pointer.
-  uint64_t rounded = bytes == 0 ? kAlignment
-                                : (bytes + kAlignment - 1) / kAlignment *
-                                      kAlignment;
+  uint64_t rounded = bytes == 0
+                         ? kAlignment
+                         : (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded < bytes)
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_OUT_OF_MEMORY,
                 "cannot allocate %llu bytes", (unsigned long long)bytes);
@@ -317,8 +316,7 @@ static int cpuMemSet(tessera_plugin_device, tessera_plugin_stream s,
 }
 
 static int cpuStreamCreate(tessera_plugin_device device,
-                           tessera_plugin_stream *s, char *err,
-                           size_t errLen) {
+                           tessera_plugin_stream *s, char *err, size_t errLen) {
   REQUIRE_INIT(err, errLen);
   if (!s)
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID, "stream is NULL");
@@ -483,8 +481,7 @@ static int cpuLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
     return TESSERA_PLUGIN_OK;
   }
   // The caller's slots may be gone by the time the stream runs the launch.
-  std::vector<uint64_t> slots(launch->slots,
-                              launch->slots + launch->num_slots);
+  std::vector<uint64_t> slots(launch->slots, launch->slots + launch->num_slots);
   uint32_t gx = g[0], gy = g[1], gz = g[2];
   s->queue.enqueue([pool, fn, slots = std::move(slots), gx, gy, gz] {
     pool->run(fn, slots.data(), gx, gy, gz);

@@ -112,8 +112,8 @@ bool SharedObjectImage::load(const void *image, uint64_t size,
   }
 
   const char *dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir && *dir ? dir : "/tmp") +
-                     "/tessera_cpu_module_XXXXXX";
+  std::string path =
+      std::string(dir && *dir ? dir : "/tmp") + "/tessera_cpu_module_XXXXXX";
   fd = mkstemp(path.data());
   if (fd < 0) {
     error = "cannot create a temporary file for the module image (" + path +

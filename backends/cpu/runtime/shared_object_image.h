@@ -1,4 +1,5 @@
-//===- shared_object_image.h - dlopen a .so from bytes in memory -*- C++ -*-===//
+//===- shared_object_image.h - dlopen a .so from bytes in memory -*- C++
+//-*-===//
 //
 // A CPU module image is the bytes of a shared object. dlopen needs a path, so
 // the bytes go into an anonymous memory file (memfd_create) opened as

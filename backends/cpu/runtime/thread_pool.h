@@ -1,4 +1,5 @@
-//===- thread_pool.h - persistent pool that runs a grid of blocks -*- C++ -*-===//
+//===- thread_pool.h - persistent pool that runs a grid of blocks -*- C++
+//-*-===//
 //
 // One pool per plugin. A launch is a "job": the grid's blocks numbered
 // 0..total-1 and handed out in chunks through one atomic counter, so a fast

@@ -49,14 +49,15 @@ struct AttnMatch {
   tile::KernelOp kernel;
   tile::PipelinedOp loop;
   tile::CopyOp copyQ, copyK, copyV, copyOut;
-  Value Q, K, V, O;   // memrefs
-  Value scale;        // f32 sm_scale
-  Value isCausal;     // i1
+  Value Q, K, V, O; // memrefs
+  Value scale;      // f32 sm_scale
+  Value isCausal;   // i1
 };
 
 Value memrefOf(Value tensor) {
   if (auto cast = tensor.getDefiningOp<UnrealizedConversionCastOp>())
-    if (cast.getInputs().size() == 1 && isa<MemRefType>(cast.getInputs()[0].getType()))
+    if (cast.getInputs().size() == 1 &&
+        isa<MemRefType>(cast.getInputs()[0].getType()))
       return cast.getInputs()[0];
   return {};
 }
@@ -100,8 +101,8 @@ bool isQkvTensor(Value t) {
 
 /// Copy `c` reads/writes [bb, bh, row0, 0] of a [B, H, S, 128] f16 tensor.
 bool headOffsets(ValueRange offs, Value bb, Value bh, Value row0) {
-  return offs.size() == 4 && offs[0] == bb && offs[1] == bh && offs[2] == row0 &&
-         isConstIndex(offs[3], 0);
+  return offs.size() == 4 && offs[0] == bb && offs[1] == bh &&
+         offs[2] == row0 && isConstIndex(offs[3], 0);
 }
 
 bool match(tile::KernelOp kernel, AttnMatch &m) {
@@ -131,9 +132,12 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
   Value Qs = allocs[0], Ks = allocs[1], Vs = allocs[2], Sf = allocs[3],
         Pf = allocs[4], acc = allocs[5], mT = allocs[6], mPrev = allocs[7],
         lT = allocs[8], alpha = allocs[9];
-  if (!isTile(Qs, {64, 128}, true, true) || !isTile(Ks, {64, 128}, true, true) ||
-      !isTile(Vs, {64, 128}, true, true) || !isTile(Sf, {64, 64}, false, false) ||
-      !isTile(Pf, {64, 64}, true, false) || !isTile(acc, {64, 128}, false, false) ||
+  if (!isTile(Qs, {64, 128}, true, true) ||
+      !isTile(Ks, {64, 128}, true, true) ||
+      !isTile(Vs, {64, 128}, true, true) ||
+      !isTile(Sf, {64, 64}, false, false) ||
+      !isTile(Pf, {64, 64}, true, false) ||
+      !isTile(acc, {64, 128}, false, false) ||
       !isTile(mT, {64}, false, false) || !isTile(mPrev, {64}, false, false) ||
       !isTile(lT, {64}, false, false) || !isTile(alpha, {64}, false, false))
     return false;
@@ -144,7 +148,8 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
   m.loop = dyn_cast<tile::PipelinedOp>(tops[14]);
   auto fin = dyn_cast<tile::ParallelOp>(tops[15]);
   m.copyOut = dyn_cast<tile::CopyOp>(tops[16]);
-  if (!fill || !clearL || !clearAcc || !m.copyQ || !m.loop || !fin || !m.copyOut)
+  if (!fill || !clearL || !clearAcc || !m.copyQ || !m.loop || !fin ||
+      !m.copyOut)
     return false;
   if (fill.getDst() != mT || clearL.getDst() != lT || clearAcc.getDst() != acc)
     return false;
@@ -155,7 +160,8 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
       return false;
   }
   // Q copy: Q[bb, bh, bq * 64, 0] -> Qs.
-  Value q0 = m.copyQ.getSrcOffsets().size() == 4 ? m.copyQ.getSrcOffsets()[2] : Value();
+  Value q0 = m.copyQ.getSrcOffsets().size() == 4 ? m.copyQ.getSrcOffsets()[2]
+                                                 : Value();
   if (!q0 || !isScaled(q0, bq, kRows) || m.copyQ.getDst() != Qs ||
       m.copyQ.getTranspose() || !isQkvTensor(m.copyQ.getSrc()) ||
       !headOffsets(m.copyQ.getSrcOffsets(), bb, bh, q0))
@@ -177,20 +183,22 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
     auto ll = cast<tile::LoadOp>(*it++);
     auto dv = cast<arith::DivFOp>(*it++);
     auto st = cast<tile::StoreOp>(*it++);
-    if (la.getTile() != acc || ll.getTile() != lT || dv.getLhs() != la.getResult() ||
-        dv.getRhs() != ll.getResult() || st.getTile() != acc ||
-        st.getValue() != dv.getResult())
+    if (la.getTile() != acc || ll.getTile() != lT ||
+        dv.getLhs() != la.getResult() || dv.getRhs() != ll.getResult() ||
+        st.getTile() != acc || st.getValue() != dv.getResult())
       return false;
   }
 
   // The loop: from 0 step 1 over key blocks.
-  if (!isConstIndex(m.loop.getLowerBound(), 0) || !isConstIndex(m.loop.getStep(), 1))
+  if (!isConstIndex(m.loop.getLowerBound(), 0) ||
+      !isConstIndex(m.loop.getStep(), 1))
     return false;
   Value j = m.loop.getInductionVar();
   SmallVector<Operation *> ops;
   Value k0;
   for (Operation &op : m.loop.getBodyBlock().without_terminator()) {
-    if (auto mul = dyn_cast<arith::MulIOp>(op); mul && !k0 && isScaled(mul, j, kKeys)) {
+    if (auto mul = dyn_cast<arith::MulIOp>(op);
+        mul && !k0 && isScaled(mul, j, kKeys)) {
       k0 = mul.getResult();
       continue;
     }
@@ -214,9 +222,9 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
       !pAlpha || !rSum || !pScale || !cpP || !g2)
     return false;
   // K, V copies: [bb, bh, k0, 0] -> Ks, Vs.
-  if (m.copyK.getDst() != Ks || m.copyV.getDst() != Vs || m.copyK.getTranspose() ||
-      m.copyV.getTranspose() || !isQkvTensor(m.copyK.getSrc()) ||
-      !isQkvTensor(m.copyV.getSrc()) ||
+  if (m.copyK.getDst() != Ks || m.copyV.getDst() != Vs ||
+      m.copyK.getTranspose() || m.copyV.getTranspose() ||
+      !isQkvTensor(m.copyK.getSrc()) || !isQkvTensor(m.copyV.getSrc()) ||
       !headOffsets(m.copyK.getSrcOffsets(), bb, bh, k0) ||
       !headOffsets(m.copyV.getSrcOffsets(), bb, bh, k0))
     return false;
@@ -243,7 +251,8 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
   if (!shapeIs(pMask, {64, 64}) || !shapeIs(pExp, {64, 64}) ||
       !shapeIs(pAlpha, {64}) || !shapeIs(pScale, {64, 128}))
     return false;
-  // The mask: s * scale; keep = (k0 + jj < seq) && !(causal && k0 + jj > q0 + i).
+  // The mask: s * scale; keep = (k0 + jj < seq) && !(causal && k0 + jj > q0 +
+  // i).
   if (signature(pMask) !=
       "tile.load,arith.mulf,arith.addi,arith.addi,arith.cmpi,arith.cmpi,"
       "arith.andi,arith.xori,arith.andi,arith.select,tile.store,")
@@ -265,7 +274,8 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
     auto keep = cast<arith::AndIOp>(o[8]);
     auto sel = cast<arith::SelectOp>(o[9]);
     auto st = cast<tile::StoreOp>(o[10]);
-    if (ld.getTile() != Sf || ld.getIndices()[0] != i || ld.getIndices()[1] != jj)
+    if (ld.getTile() != Sf || ld.getIndices()[0] != i ||
+        ld.getIndices()[1] != jj)
       return false;
     if (mul.getLhs() != ld.getResult())
       return false;
@@ -278,7 +288,8 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
         inSeq.getLhs() != kpos.getResult() || !seqDim)
       return false;
     if (future.getPredicate() != arith::CmpIPredicate::ugt ||
-        future.getLhs() != kpos.getResult() || future.getRhs() != qpos.getResult())
+        future.getLhs() != kpos.getResult() ||
+        future.getRhs() != qpos.getResult())
       return false;
     if (hidden.getRhs() != future.getResult())
       return false;
@@ -291,7 +302,8 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
     if (visible.getLhs() != hidden.getResult() || !tru ||
         tru.getValue() != BoolAttr::get(kernel.getContext(), true))
       return false;
-    if (keep.getLhs() != inSeq.getResult() || keep.getRhs() != visible.getResult())
+    if (keep.getLhs() != inSeq.getResult() ||
+        keep.getRhs() != visible.getResult())
       return false;
     auto ni = sel.getFalseValue().getDefiningOp<arith::ConstantOp>();
     auto nia = ni ? dyn_cast<FloatAttr>(ni.getValue()) : FloatAttr();
@@ -303,7 +315,8 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
         st.getIndices()[0] != i || st.getIndices()[1] != jj)
       return false;
     // seq must be the dimension 2 of Q.
-    if (seqDim.getIndex() != 2 || memrefOf(seqDim.getTensor()) != memrefOf(m.copyQ.getSrc()))
+    if (seqDim.getIndex() != 2 ||
+        memrefOf(seqDim.getTensor()) != memrefOf(m.copyQ.getSrc()))
       return false;
   }
   if (signature(pExp) != "tile.load,tile.load,arith.subf,math.exp,tile.store,")
@@ -317,11 +330,14 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
     auto lm = cast<tile::LoadOp>(o[1]);
     auto sub = cast<arith::SubFOp>(o[2]);
     auto st = cast<tile::StoreOp>(o[4]);
-    if (ls.getTile() != Sf || lm.getTile() != mT || lm.getIndices()[0] != pb.getArgument(0) ||
-        ls.getIndices()[0] != pb.getArgument(0) || ls.getIndices()[1] != pb.getArgument(1) ||
+    if (ls.getTile() != Sf || lm.getTile() != mT ||
+        lm.getIndices()[0] != pb.getArgument(0) ||
+        ls.getIndices()[0] != pb.getArgument(0) ||
+        ls.getIndices()[1] != pb.getArgument(1) ||
         sub.getLhs() != ls.getResult() || sub.getRhs() != lm.getResult() ||
         o[3]->getOperand(0) != sub.getResult() || st.getTile() != Sf ||
-        st.getValue() != o[3]->getResult(0) || st.getIndices()[0] != pb.getArgument(0) ||
+        st.getValue() != o[3]->getResult(0) ||
+        st.getIndices()[0] != pb.getArgument(0) ||
         st.getIndices()[1] != pb.getArgument(1))
       return false;
   }
@@ -340,12 +356,15 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
     auto ll = cast<tile::LoadOp>(o[5]);
     auto mul = cast<arith::MulFOp>(o[6]);
     auto sl = cast<tile::StoreOp>(o[7]);
-    if (lo.getTile() != mPrev || ln.getTile() != mT || sub.getLhs() != lo.getResult() ||
-        sub.getRhs() != ln.getResult() || o[3]->getOperand(0) != sub.getResult() ||
-        sa.getTile() != alpha || sa.getValue() != o[3]->getResult(0) ||
-        ll.getTile() != lT || sl.getTile() != lT || sl.getValue() != mul.getResult() ||
-        !((mul.getLhs() == ll.getResult() && mul.getRhs() == o[3]->getResult(0)) ||
-          (mul.getRhs() == ll.getResult() && mul.getLhs() == o[3]->getResult(0))))
+    if (lo.getTile() != mPrev || ln.getTile() != mT ||
+        sub.getLhs() != lo.getResult() || sub.getRhs() != ln.getResult() ||
+        o[3]->getOperand(0) != sub.getResult() || sa.getTile() != alpha ||
+        sa.getValue() != o[3]->getResult(0) || ll.getTile() != lT ||
+        sl.getTile() != lT || sl.getValue() != mul.getResult() ||
+        !((mul.getLhs() == ll.getResult() &&
+           mul.getRhs() == o[3]->getResult(0)) ||
+          (mul.getRhs() == ll.getResult() &&
+           mul.getLhs() == o[3]->getResult(0))))
       return false;
   }
   if (signature(pScale) != "tile.load,tile.load,arith.mulf,tile.store,")
@@ -361,9 +380,12 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
     auto st = cast<tile::StoreOp>(o[3]);
     if (lo.getTile() != acc || la.getTile() != alpha || st.getTile() != acc ||
         mul.getLhs() != lo.getResult() || mul.getRhs() != la.getResult() ||
-        st.getValue() != mul.getResult() || la.getIndices()[0] != pb.getArgument(0) ||
-        lo.getIndices()[0] != pb.getArgument(0) || lo.getIndices()[1] != pb.getArgument(1) ||
-        st.getIndices()[0] != pb.getArgument(0) || st.getIndices()[1] != pb.getArgument(1))
+        st.getValue() != mul.getResult() ||
+        la.getIndices()[0] != pb.getArgument(0) ||
+        lo.getIndices()[0] != pb.getArgument(0) ||
+        lo.getIndices()[1] != pb.getArgument(1) ||
+        st.getIndices()[0] != pb.getArgument(0) ||
+        st.getIndices()[1] != pb.getArgument(1))
       return false;
   }
   // The loop bound: kv blocks, or min(bq + 1, kv blocks) when causal (we
@@ -399,8 +421,12 @@ struct Emitter {
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value divu(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, ci(y)); }
-  Value remu(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, ci(y)); }
+  Value divu(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, ci(y));
+  }
+  Value remu(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, ci(y));
+  }
   Value xori(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
   Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
   Value ori(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
@@ -413,9 +439,15 @@ struct Emitter {
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value fmax(Value x, Value y) { return arith::MaxNumFOp::create(b, loc, x, y); }
-  Value toI32(Value index) { return arith::IndexCastUIOp::create(b, loc, i32, index); }
-  Value toI64(Value index) { return arith::IndexCastUIOp::create(b, loc, i64, index); }
+  Value fmax(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+  Value toI32(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, i32, index);
+  }
+  Value toI64(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, i64, index);
+  }
 
   SmallVector<Value> asmOp(StringRef text, StringRef constraints,
                            ValueRange operands, TypeRange results = {}) {
@@ -449,7 +481,9 @@ struct Emitter {
         ArrayAttr());
     return op.getResult(0);
   }
-  Value ex2(Value x) { return pureAsm("ex2.approx.ftz.f32 $0, $1;", "=f,f", {x}, f32); }
+  Value ex2(Value x) {
+    return pureAsm("ex2.approx.ftz.f32 $0, $1;", "=f,f", {x}, f32);
+  }
   Value shflXor(Value x, int lanes) {
     return pureAsm("shfl.sync.bfly.b32 $0, $1, " + std::to_string(lanes) +
                        ", 31, -1;",
@@ -463,14 +497,18 @@ struct Emitter {
 
 } // namespace
 
-int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip) {
+int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn,
+                                               StringRef chip) {
   (void)chip;
   if (const char *off = std::getenv("TESSERA_CUDA_NO_ATTENTION_FAST_PATH"))
     if (*off && std::string(off) != "0")
       return 0;
   tile::KernelOp kernel;
   int kernels = 0;
-  fn.walk([&](tile::KernelOp k) { kernel = k; ++kernels; });
+  fn.walk([&](tile::KernelOp k) {
+    kernel = k;
+    ++kernels;
+  });
   AttnMatch m;
   if (kernels != 1 || !match(kernel, m))
     return 0;
@@ -488,11 +526,13 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
       {ShapedType::kDynamic}, b.getIntegerType(8), MemRefLayoutAttrInterface{},
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
   Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, bytesTy);
-  Value base = e.toI32(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
+  Value base =
+      e.toI32(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
   auto ptrOf = [&](Value mr) {
     return e.toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mr));
   };
-  Value qPtr = ptrOf(m.Q), kPtr = ptrOf(m.K), vPtr = ptrOf(m.V), oPtr = ptrOf(m.O);
+  Value qPtr = ptrOf(m.Q), kPtr = ptrOf(m.K), vPtr = ptrOf(m.V),
+        oPtr = ptrOf(m.O);
   Value H = memref::DimOp::create(b, loc, m.Q, 1);
   Value S = memref::DimOp::create(b, loc, m.Q, 2);
   Value head = e.mul(e.add(e.mul(bb, H), bh), S); // first row of this (b, h)
@@ -524,9 +564,9 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
     for (int64_t i = 0; i < 8; ++i) {
       Value row = e.add(row0, slotRow[i]);
       Value in = e.cmp(P::ult, row, S);
-      Value off = e.toI64(e.mul(e.add(e.mul(e.add(head, row), e.ci(kDim)),
-                                      e.mul(myCh, e.ci(8))),
-                                e.ci(2)));
+      Value off = e.toI64(e.mul(
+          e.add(e.mul(e.add(head, row), e.ci(kDim)), e.mul(myCh, e.ci(8))),
+          e.ci(2)));
       Value src = e.sel(in, e.add(ptr, off), ptr);
       Value size = e.sel(in, e.c32(16), e.c32(0));
       e.asmOp("cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r",
@@ -536,10 +576,14 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
   auto commit = [&] { e.asmOp("cp.async.commit_group;", "", {}); };
   Value sQ = base;
   auto sK = [&](Value stage) {
-    return e.add(base, e.add(e.c32(kTileBytes), arith::MulIOp::create(b, loc, stage, e.c32(kTileBytes))));
+    return e.add(
+        base, e.add(e.c32(kTileBytes),
+                    arith::MulIOp::create(b, loc, stage, e.c32(kTileBytes))));
   };
   auto sV = [&](Value stage) {
-    return e.add(base, e.add(e.c32(3 * kTileBytes), arith::MulIOp::create(b, loc, stage, e.c32(kTileBytes))));
+    return e.add(
+        base, e.add(e.c32(3 * kTileBytes),
+                    arith::MulIOp::create(b, loc, stage, e.c32(kTileBytes))));
   };
 
   // Prologue: Q, then key block 0.
@@ -558,15 +602,18 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
   // Q fragments: 8 k-steps of 16 head dims, rows warp*16 .. +15.
   SmallVector<SmallVector<Value>> qf(8);
   {
-    Value row = e.add(e.mul(warp, e.ci(16)), e.add(l8, e.mul(e.andi(lhi, e.ci(1)), e.ci(8))));
+    Value row = e.add(e.mul(warp, e.ci(16)),
+                      e.add(l8, e.mul(e.andi(lhi, e.ci(1)), e.ci(8))));
     for (int64_t kk = 0; kk < 8; ++kk) {
       Value ch = e.add(e.ci(kk * 2), e.divu(lhi, 2));
       Value addr = e.add(sQ, e.toI32(swz(row, ch)));
-      qf[kk] = e.asmOp("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];",
-                       "=r,=r,=r,=r,r", {addr}, {i32, i32, i32, i32});
+      qf[kk] = e.asmOp(
+          "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];",
+          "=r,=r,=r,=r,r", {addr}, {i32, i32, i32, i32});
     }
   }
-  Value qRow0 = e.add(q0, e.add(e.mul(warp, e.ci(16)), g)); // rows qRow0, qRow0 + 8
+  Value qRow0 =
+      e.add(q0, e.add(e.mul(warp, e.ci(16)), g)); // rows qRow0, qRow0 + 8
   Value qRow1 = e.add(qRow0, e.ci(8));
 
   // Per-thread ldmatrix offsets (bytes from a K or V stage's base). K rows
@@ -578,14 +625,15 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
     Value kRow = e.add(e.mul(e.divu(lhi, 2), e.ci(8)), l8);
     Value vRow = e.add(e.mul(e.andi(lhi, e.ci(1)), e.ci(8)), l8);
     for (int64_t kk = 0; kk < 8; ++kk)
-      kOff.push_back(e.toI32(swz(kRow, e.add(e.ci(kk * 2), e.andi(lhi, e.ci(1))))));
+      kOff.push_back(
+          e.toI32(swz(kRow, e.add(e.ci(kk * 2), e.andi(lhi, e.ci(1))))));
     for (int64_t nj = 0; nj < 8; ++nj)
       vOff.push_back(e.toI32(swz(vRow, e.add(e.ci(nj * 2), e.divu(lhi, 2)))));
   }
   auto ldsm = [&](Value addr, int64_t imm, bool trans) {
-    std::string t = std::string("ldmatrix.sync.aligned.m8n8.x4") +
-                    (trans ? ".trans" : "") + ".shared.b16 {$0,$1,$2,$3}, [$4+" +
-                    std::to_string(imm) + "];";
+    std::string t =
+        std::string("ldmatrix.sync.aligned.m8n8.x4") + (trans ? ".trans" : "") +
+        ".shared.b16 {$0,$1,$2,$3}, [$4+" + std::to_string(imm) + "];";
     return e.asmOp(t, "=r,=r,=r,=r,r", {addr}, {i32, i32, i32, i32});
   };
 
@@ -645,19 +693,22 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
     // from the diagonal on).
     Value lastBlock = e.cmp(P::ugt, e.add(k0, e.ci(kKeys)), S);
     Value diag = e.andi(m.isCausal, e.cmp(P::uge, j, bq));
-    auto maskIf = scf::IfOp::create(b, loc, TypeRange(SmallVector<Type>(32, f32)),
-                                    e.ori(lastBlock, diag), /*withElse=*/true);
+    auto maskIf =
+        scf::IfOp::create(b, loc, TypeRange(SmallVector<Type>(32, f32)),
+                          e.ori(lastBlock, diag), /*withElse=*/true);
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(maskIf.thenBlock());
       SmallVector<Value> masked;
       for (int64_t ni = 0; ni < 8; ++ni)
         for (int64_t q = 0; q < 4; ++q) {
-          Value kpos = e.add(k0, e.add(e.ci(ni * 8 + (q & 1)), e.mul(t4, e.ci(2))));
+          Value kpos =
+              e.add(k0, e.add(e.ci(ni * 8 + (q & 1)), e.mul(t4, e.ci(2))));
           Value qpos = q >= 2 ? qRow1 : qRow0;
           Value hidden = e.andi(m.isCausal, e.cmp(P::ugt, kpos, qpos));
-          Value keep = e.andi(e.cmp(P::ult, kpos, S),
-                              e.xori(hidden, arith::ConstantIntOp::create(b, loc, 1, 1)));
+          Value keep = e.andi(
+              e.cmp(P::ult, kpos, S),
+              e.xori(hidden, arith::ConstantIntOp::create(b, loc, 1, 1)));
           masked.push_back(e.sel(keep, s[ni * 4 + q], negInf));
         }
       scf::YieldOp::create(b, loc, masked);
@@ -678,7 +729,8 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
       mx = e.fmax(mx, e.shflXor(mx, 1));
       mx = e.fmax(mx, e.shflXor(mx, 2));
       mNew[h] = e.fmax(mOld[h], mx);
-      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mNew[h], negInf);
+      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          mNew[h], negInf);
       mUse[h] = e.sel(isInf, zero, mNew[h]);
       alpha[h] = e.ex2(e.fsub(mOld[h], mUse[h]));
     }
@@ -706,7 +758,8 @@ int64_t tessera::cuda::lowerCanonicalAttention(gpu::GPUFuncOp fn, StringRef chip
         auto v = ldsm(e.add(vS, vOff[nj]), kk * 16 * 256, true);
         for (int64_t h = 0; h < 2; ++h) {
           int64_t dt = nj * 2 + h;
-          auto d = mmaOp(a, v[2 * h], v[2 * h + 1], ArrayRef<Value>(acc).slice(dt * 4, 4));
+          auto d = mmaOp(a, v[2 * h], v[2 * h + 1],
+                         ArrayRef<Value>(acc).slice(dt * 4, 4));
           for (int q = 0; q < 4; ++q)
             acc[dt * 4 + q] = d[q];
         }

@@ -22,7 +22,7 @@ public:
     // rest take the SIMT path.
     std::vector<std::pair<std::string, unsigned>> shared;
     if (mlir::failed(tessera::cuda::lowerTileToGpu(module, target.chip, shared,
-                                                 &image.threads)))
+                                                   &image.threads)))
       return mlir::failure();
     if (mlir::failed(tessera::cuda::emitCubin(module, target, options,
                                               image.bytes, image.imageKind)))

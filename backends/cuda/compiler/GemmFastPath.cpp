@@ -39,7 +39,7 @@ struct GemmMatch {
   tile::CopyOp copyA, copyB, copyOut;
   tile::GemmOp gemm;
   SmallVector<tile::ParallelOp> epilogue;
-  Value A, B, C;             // memrefs
+  Value A, B, C; // memrefs
   int64_t bm, bn, bk, stages;
   bool bf16;
   // fp8 (f8E4M3FN / f8E5M2, any mix): both operands K-major, B stored N x K
@@ -53,7 +53,8 @@ bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 
 Value memrefOf(Value tensor) {
   if (auto cast = tensor.getDefiningOp<UnrealizedConversionCastOp>())
-    if (cast.getInputs().size() == 1 && isa<MemRefType>(cast.getInputs()[0].getType()))
+    if (cast.getInputs().size() == 1 &&
+        isa<MemRefType>(cast.getInputs()[0].getType()))
       return cast.getInputs()[0];
   return {};
 }
@@ -65,7 +66,10 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
   // The accumulator: the one f32 fragment tile that a gemm writes.
   tile::GemmOp gemm;
   int gemms = 0;
-  kernel.walk([&](tile::GemmOp g) { gemm = g; ++gemms; });
+  kernel.walk([&](tile::GemmOp g) {
+    gemm = g;
+    ++gemms;
+  });
   if (gemms != 1 || gemm.getClear() || gemm.getTransposeA())
     return false;
   auto loop = dyn_cast<tile::PipelinedOp>(gemm->getParentOp());
@@ -128,8 +132,10 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
     return false;
   if (cast<tile::GlobalTensorType>(m.copyA.getSrc().getType()).getRank() != 2 ||
       cast<tile::GlobalTensorType>(m.copyB.getSrc().getType()).getRank() != 2 ||
-      cast<tile::GlobalTensorType>(m.copyA.getSrc().getType()).getElementType() != ae ||
-      cast<tile::GlobalTensorType>(m.copyB.getSrc().getType()).getElementType() != be)
+      cast<tile::GlobalTensorType>(m.copyA.getSrc().getType())
+              .getElementType() != ae ||
+      cast<tile::GlobalTensorType>(m.copyB.getSrc().getType())
+              .getElementType() != be)
     return false;
   m.A = memrefOf(m.copyA.getSrc());
   m.B = memrefOf(m.copyB.getSrc());
@@ -302,10 +308,12 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
       {ShapedType::kDynamic}, b.getIntegerType(8), MemRefLayoutAttrInterface{},
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
   Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, bytesTy);
-  Value smemBase = e.toI32(
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
-  Value aPtr = e.toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m.A));
-  Value bPtr = e.toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m.B));
+  Value smemBase =
+      e.toI32(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
+  Value aPtr =
+      e.toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m.A));
+  Value bPtr =
+      e.toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m.B));
   Value M = memref::DimOp::create(b, loc, m.A, 0);
   Value K = memref::DimOp::create(b, loc, m.A, 1);
   Value N = memref::DimOp::create(b, loc, m.B, 1);
@@ -325,8 +333,8 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
   // Swizzled byte offset of 16-byte chunk `ch` in row `r` of a tile whose
   // rows hold `cpr` chunks (index values).
   auto swizzle = [&](Value r, Value ch, int64_t cpr) -> Value {
-    Value key = cpr == 4 ? e.andi(e.shr(r, e.ci(1)), e.ci(3))
-                         : e.andi(r, e.ci(7));
+    Value key =
+        cpr == 4 ? e.andi(e.shr(r, e.ci(1)), e.ci(3)) : e.andi(r, e.ci(7));
     return e.add(e.mul(r, e.ci(cpr * 16)), e.mul(e.xori(ch, key), e.ci(16)));
   };
 
@@ -335,11 +343,12 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
   auto loadChunk = [&](Value mem, Value ptr, Value row, Value col, Value rows,
                        Value cols, Value aligned, Value dst) {
     Value rowIn = e.ult(row, rows);
-    Value whole = e.andi(e.andi(rowIn, e.ule(e.add(col, e.ci(8)), cols)), aligned);
+    Value whole =
+        e.andi(e.andi(rowIn, e.ule(e.add(col, e.ci(8)), cols)), aligned);
     Value colIn = e.ult(col, cols);
-    Value outside = arith::XOrIOp::create(
-        b, loc, e.andi(rowIn, colIn),
-        arith::ConstantIntOp::create(b, loc, 1, 1));
+    Value outside =
+        arith::XOrIOp::create(b, loc, e.andi(rowIn, colIn),
+                              arith::ConstantIntOp::create(b, loc, 1, 1));
     Value fast = arith::OrIOp::create(b, loc, whole, outside);
     auto ifOp = scf::IfOp::create(b, loc, fast, /*withElse=*/true);
     {
@@ -359,18 +368,22 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
           auto ld = scf::IfOp::create(
               b, loc, e.ult(c, cols),
               [&](OpBuilder &tb, Location l) {
-                Value v = memref::LoadOp::create(tb, l, mem, ValueRange{row, c});
+                Value v =
+                    memref::LoadOp::create(tb, l, mem, ValueRange{row, c});
                 scf::YieldOp::create(tb, l, v);
               },
               [&](OpBuilder &eb, Location l) {
-                Value z = arith::ConstantOp::create(eb, l, elem, eb.getZeroAttr(elem));
+                Value z = arith::ConstantOp::create(eb, l, elem,
+                                                    eb.getZeroAttr(elem));
                 scf::YieldOp::create(eb, l, z);
               });
-          Value bits = arith::BitcastOp::create(b, loc, b.getI16Type(), ld.getResult(0));
+          Value bits =
+              arith::BitcastOp::create(b, loc, b.getI16Type(), ld.getResult(0));
           halves[h] = arith::ExtUIOp::create(b, loc, e.i32, bits);
         }
         words.push_back(arith::OrIOp::create(
-            b, loc, halves[0], arith::ShLIOp::create(b, loc, halves[1], e.c32(16))));
+            b, loc, halves[0],
+            arith::ShLIOp::create(b, loc, halves[1], e.c32(16))));
       }
       e.asmOp("st.shared.v4.b32 [$0], {$1, $2, $3, $4};", "r,r,r,r,r",
               {dst, words[0], words[1], words[2], words[3]});
@@ -384,7 +397,8 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
     Value aCol0 = map.lookupOrDefault(m.copyA.getSrcOffsets()[1]);
     Value bRow0 = map.lookupOrDefault(m.copyB.getSrcOffsets()[0]);
     Value bCol0 = map.lookupOrDefault(m.copyB.getSrcOffsets()[1]);
-    Value sA = e.add(smemBase, arith::MulIOp::create(b, loc, stage, e.c32(stageBytes)));
+    Value sA = e.add(smemBase,
+                     arith::MulIOp::create(b, loc, stage, e.c32(stageBytes)));
     Value sB = e.add(sA, e.c32(aBytes));
     int64_t aCpr = BK / 8, bCpr = BN / 8;
     for (int64_t i = 0; i < BM * aCpr / 128; ++i) {
@@ -421,8 +435,9 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
   }
 
   // Mainloop with the accumulators as iteration values.
-  SmallVector<Value> init(MI * NI * 4,
-                          arith::ConstantOp::create(b, loc, e.f32, b.getF32FloatAttr(0)));
+  SmallVector<Value> init(
+      MI * NI * 4,
+      arith::ConstantOp::create(b, loc, e.f32, b.getF32FloatAttr(0)));
   init.push_back(e.c32(0)); // stage being computed
   auto forOp = scf::ForOp::create(b, loc, lb, ub, step, init);
   {
@@ -435,7 +450,8 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
     gpu::BarrierOp::create(b, loc);
     // Prefetch S-1 iterations ahead into the stage computed last iteration.
     Value nextIv = e.add(kt, e.mul(step, e.ci(S - 1)));
-    Value nextStage = arith::RemUIOp::create(b, loc, e.add(stage, e.c32(S - 1)), e.c32(S));
+    Value nextStage =
+        arith::RemUIOp::create(b, loc, e.add(stage, e.c32(S - 1)), e.c32(S));
     auto ifOp = scf::IfOp::create(b, loc, e.ult(nextIv, ub), false);
     {
       OpBuilder::InsertionGuard g2(b);
@@ -444,14 +460,16 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
     }
     commit();
 
-    Value sA = e.add(smemBase, arith::MulIOp::create(b, loc, stage, e.c32(stageBytes)));
+    Value sA = e.add(smemBase,
+                     arith::MulIOp::create(b, loc, stage, e.c32(stageBytes)));
     Value sB = e.add(sA, e.c32(aBytes));
     SmallVector<Value> acc(iter.begin(), iter.end() - 1);
     Value l8 = arith::RemUIOp::create(b, loc, lane, e.ci(8));
     Value lhi = arith::DivUIOp::create(b, loc, lane, e.ci(8)); // 0..3
-    std::string mma = std::string("mma.sync.aligned.m16n8k16.row.col.f32.") +
-                      (m.bf16 ? "bf16.bf16" : "f16.f16") +
-                      ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};";
+    std::string mma =
+        std::string("mma.sync.aligned.m16n8k16.row.col.f32.") +
+        (m.bf16 ? "bf16.bf16" : "f16.f16") +
+        ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};";
     Type f = e.f32, r = e.i32;
     for (int64_t kk = 0; kk < BK / 16; ++kk) {
       SmallVector<SmallVector<Value>> aF(MI), bF(NI);
@@ -460,14 +478,18 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
                           e.add(l8, e.mul(e.andi(lhi, e.ci(1)), e.ci(8))));
         Value ch = e.add(e.ci(kk * 2), e.shr(lhi, e.ci(1)));
         Value addr = e.add(sA, e.toI32(swizzle(row, ch, BK / 8)));
-        aF[mi] = e.asmOp("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];",
-                         "=r,=r,=r,=r,r", {addr}, {r, r, r, r});
+        aF[mi] = e.asmOp(
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0,$1,$2,$3}, [$4];",
+            "=r,=r,=r,=r,r", {addr}, {r, r, r, r});
       }
       for (int64_t nj = 0; nj < NI / 2; ++nj) {
-        Value krow = e.add(e.ci(kk * 16), e.add(l8, e.mul(e.andi(lhi, e.ci(1)), e.ci(8))));
-        Value ch = e.add(e.add(e.mul(wn, e.ci(WN / 8)), e.ci(nj * 2)), e.shr(lhi, e.ci(1)));
+        Value krow = e.add(e.ci(kk * 16),
+                           e.add(l8, e.mul(e.andi(lhi, e.ci(1)), e.ci(8))));
+        Value ch = e.add(e.add(e.mul(wn, e.ci(WN / 8)), e.ci(nj * 2)),
+                         e.shr(lhi, e.ci(1)));
         Value addr = e.add(sB, e.toI32(swizzle(krow, ch, BN / 8)));
-        auto v = e.asmOp("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0,$1,$2,$3}, [$4];",
+        auto v = e.asmOp("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+                         "{$0,$1,$2,$3}, [$4];",
                          "=r,=r,=r,=r,r", {addr}, {r, r, r, r});
         bF[2 * nj] = {v[0], v[1]};
         bF[2 * nj + 1] = {v[2], v[3]};
@@ -475,15 +497,18 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
       for (int64_t mi = 0; mi < MI; ++mi)
         for (int64_t ni = 0; ni < NI; ++ni) {
           int64_t base = (mi * NI + ni) * 4;
-          SmallVector<Value> ops = {aF[mi][0], aF[mi][1], aF[mi][2], aF[mi][3],
-                                    bF[ni][0], bF[ni][1], acc[base],
-                                    acc[base + 1], acc[base + 2], acc[base + 3]};
-          auto d = e.asmOp(mma, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", ops, {f, f, f, f});
+          SmallVector<Value> ops = {aF[mi][0],    aF[mi][1],     aF[mi][2],
+                                    aF[mi][3],    bF[ni][0],     bF[ni][1],
+                                    acc[base],    acc[base + 1], acc[base + 2],
+                                    acc[base + 3]};
+          auto d = e.asmOp(mma, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", ops,
+                           {f, f, f, f});
           for (int q = 0; q < 4; ++q)
             acc[base + q] = d[q];
         }
     }
-    acc.push_back(arith::RemUIOp::create(b, loc, e.add(stage, e.c32(1)), e.c32(S)));
+    acc.push_back(
+        arith::RemUIOp::create(b, loc, e.add(stage, e.c32(1)), e.c32(S)));
     scf::YieldOp::create(b, loc, acc);
   }
   e.asmOp("cp.async.wait_group 0;", "", {});
@@ -493,7 +518,8 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
   b.setInsertionPoint(m.copyOut);
   Value g = arith::DivUIOp::create(b, loc, lane, e.ci(4));
   Value t4 = arith::RemUIOp::create(b, loc, lane, e.ci(4));
-  Value rowC = m.copyOut.getDstOffsets()[0], colC = m.copyOut.getDstOffsets()[1];
+  Value rowC = m.copyOut.getDstOffsets()[0],
+        colC = m.copyOut.getDstOffsets()[1];
   Value Mo = memref::DimOp::create(b, loc, m.C, 0);
   Value No = memref::DimOp::create(b, loc, m.C, 1);
   Type outElem = cast<MemRefType>(m.C.getType()).getElementType();
@@ -501,7 +527,8 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
     for (int64_t ni = 0; ni < NI; ++ni)
       for (int64_t q = 0; q < 4; ++q) {
         Value v = forOp.getResult((mi * NI + ni) * 4 + q);
-        Value i = e.add(e.add(e.mul(wm, e.ci(WM)), e.ci(mi * 16 + (q >= 2 ? 8 : 0))), g);
+        Value i = e.add(
+            e.add(e.mul(wm, e.ci(WM)), e.ci(mi * 16 + (q >= 2 ? 8 : 0))), g);
         Value j = e.add(e.add(e.mul(wn, e.ci(WN)), e.ci(ni * 8 + (q & 1))),
                         e.mul(t4, e.ci(2)));
         for (tile::ParallelOp par : m.epilogue) {
@@ -522,7 +549,8 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
           }
         }
         Value gi = e.add(rowC, i), gj = e.add(colC, j);
-        auto ifOp = scf::IfOp::create(b, loc, e.andi(e.ult(gi, Mo), e.ult(gj, No)), false);
+        auto ifOp = scf::IfOp::create(
+            b, loc, e.andi(e.ult(gi, Mo), e.ult(gj, No)), false);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         Value out = v;
@@ -621,7 +649,8 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
   Value bK = m.copyB.getSrcOffsets()[fp8 ? 1 : 0];
   Value bN = m.copyB.getSrcOffsets()[fp8 ? 0 : 1];
   Value iv = m.loop.getBodyBlock().getArgument(0);
-  if (!constIndex(m.loop.getLowerBound(), 0) || !constIndex(m.loop.getStep(), 1) ||
+  if (!constIndex(m.loop.getLowerBound(), 0) ||
+      !constIndex(m.loop.getStep(), 1) ||
       scaleOfIv(m.copyA.getSrcOffsets()[1], iv) != m.bk ||
       scaleOfIv(bK, iv) != m.bk)
     return false;
@@ -669,11 +698,16 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
       {ShapedType::kDynamic}, b.getIntegerType(8), MemRefLayoutAttrInterface{},
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
   Value smem = gpu::DynamicSharedMemoryOp::create(b, loc, bytesTy);
-  Value rawBase = e.toI32(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
+  Value rawBase =
+      e.toI32(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem));
   // 1024-byte aligned (128-byte swizzle atoms, descriptor base offset 0).
   Value base = e.andi(e.add(rawBase, e.c32(1023)), e.c32(~1023));
-  auto stageA = [&](Value s) { return e.add(base, e.mul(s, e.c32(kSm90StageBytes))); };
-  auto fullBar = [&](Value s) { return e.add(base, e.add(e.c32(barOff), e.mul(s, e.c32(8)))); };
+  auto stageA = [&](Value s) {
+    return e.add(base, e.mul(s, e.c32(kSm90StageBytes)));
+  };
+  auto fullBar = [&](Value s) {
+    return e.add(base, e.add(e.c32(barOff), e.mul(s, e.c32(8))));
+  };
   auto emptyBar = [&](Value s) {
     return e.add(base, e.add(e.c32(barOff + 8 * S), e.mul(s, e.c32(8))));
   };
@@ -681,7 +715,8 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value tid32 = e.toI32(tid);
   Value wg = arith::DivUIOp::create(b, loc, tid32, e.c32(128));
-  Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid32, e.c32(0));
+  Value isT0 =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid32, e.c32(0));
   Value K = memref::DimOp::create(b, loc, m.A, 1);
   Value nk = e.toI32(arith::CeilDivUIOp::create(b, loc, K, e.ci(BK)));
   IRMapping offs = cloneOffsets(b, m.loop, m.loop.getLowerBound());
@@ -694,8 +729,10 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     for (int64_t s = 0; s < S; ++s) {
-      e.asmOp("mbarrier.init.shared::cta.b64 [$0], 1;", "r", {fullBar(e.c32(s))});
-      e.asmOp("mbarrier.init.shared::cta.b64 [$0], 2;", "r", {emptyBar(e.c32(s))});
+      e.asmOp("mbarrier.init.shared::cta.b64 [$0], 1;", "r",
+              {fullBar(e.c32(s))});
+      e.asmOp("mbarrier.init.shared::cta.b64 [$0], 2;", "r",
+              {emptyBar(e.c32(s))});
     }
     e.asmOp("fence.mbarrier_init.release.cluster;", "", {});
     e.asmOp("fence.proxy.async.shared::cta;", "", {});
@@ -710,7 +747,8 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
   };
 
   auto roleIf = scf::IfOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg, e.c32(0)),
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg, e.c32(0)),
       /*withElse=*/true);
   // ---- producer warpgroup ----
   {
@@ -726,20 +764,24 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     Value s = arith::RemUIOp::create(b, loc, kt, e.c32(S));
     Value round = arith::DivUIOp::create(b, loc, kt, e.c32(S));
     auto reuse = scf::IfOp::create(
-        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt, e.c32(S)),
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt, e.c32(S)),
         false);
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(reuse.thenBlock());
-      waitParity(emptyBar(s), e.andi(arith::XOrIOp::create(b, loc, round, e.c32(1)), e.c32(1)));
+      waitParity(
+          emptyBar(s),
+          e.andi(arith::XOrIOp::create(b, loc, round, e.c32(1)), e.c32(1)));
     }
     Value full = fullBar(s);
     e.asmOp("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r",
             {full, e.c32(kSm90StageBytes)});
     Value k0 = e.mul(kt, e.c32(BK));
     Value sA = stageA(s);
-    std::string tma = "cp.async.bulk.tensor.2d.shared::cluster.global.tile."
-                      "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];";
+    std::string tma =
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile."
+        "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];";
     e.asmOp(tma, "r,l,r,r,r", {sA, mapA, k0, rowA, full});
     Value sB = e.add(sA, e.c32(aBytes));
     if (fp8) {
@@ -747,8 +789,9 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
       e.asmOp(tma, "r,l,r,r,r", {sB, mapB, k0, colB, full});
     } else {
       e.asmOp(tma, "r,l,r,r,r", {sB, mapB, colB, k0, full});
-      e.asmOp(tma, "r,l,r,r,r",
-              {e.add(sB, e.c32(bHalf)), mapB, e.add(colB, e.c32(64)), k0, full});
+      e.asmOp(
+          tma, "r,l,r,r,r",
+          {e.add(sB, e.c32(bHalf)), mapB, e.add(colB, e.c32(64)), k0, full});
     }
   }
   // ---- consumer warpgroups ----
@@ -756,9 +799,10 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
   e.asmOp("setmaxnreg.inc.sync.aligned.u32 232;", "", {});
   Value cw = arith::SubIOp::create(b, loc, wg, e.c32(1)); // 0 or 1
   Value leader = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, loc, tid32, e.c32(128)),
-      e.c32(0));
-  SmallVector<Value> init(64, arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0)));
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, tid32, e.c32(128)), e.c32(0));
+  SmallVector<Value> init(
+      64, arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0)));
   auto loop = scf::ForOp::create(b, loc, e.c32(0), nk, e.c32(1), init);
   {
     OpBuilder::InsertionGuard g(b);
@@ -774,16 +818,19 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     // (SBO = 8 rows of 128 bytes); B is N-major (LBO = the distance between
     // its two 64-column halves, SBO = 8 K-rows of 128 bytes).
     auto desc = [&](Value addr, int64_t lbo, int64_t sbo) -> Value {
-      Value a = arith::ExtUIOp::create(b, loc, i64, e.shr(e.andi(addr, e.c32(0x3FFFF)), e.c32(4)));
-      uint64_t hi = ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) |
-                    (1ull << 62);
+      Value a = arith::ExtUIOp::create(
+          b, loc, i64, e.shr(e.andi(addr, e.c32(0x3FFFF)), e.c32(4)));
+      uint64_t hi = ((uint64_t)(lbo >> 4) << 16) |
+                    ((uint64_t)(sbo >> 4) << 32) | (1ull << 62);
       return arith::OrIOp::create(b, loc, a, e.c64((int64_t)hi));
     };
     e.asmOp("wgmma.fence.sync.aligned;", "", {});
-    SmallVector<Value> acc(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
+    SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
+                           loop.getRegionIterArgs().end());
     std::string text =
         fp8 ? std::string("wgmma.mma_async.sync.aligned.m64n128k32.f32.") +
-                  (m.aE5M2 ? "e5m2." : "e4m3.") + (m.bE5M2 ? "e5m2" : "e4m3") + " {"
+                  (m.aE5M2 ? "e5m2." : "e4m3.") + (m.bE5M2 ? "e5m2" : "e4m3") +
+                  " {"
             : std::string("wgmma.mma_async.sync.aligned.m64n128k16.f32.") +
                   (m.bf16 ? "bf16.bf16" : "f16.f16") + " {";
     std::string cons;
@@ -792,7 +839,8 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
       cons += "=f,";
     }
     // fp8 wgmma has no transpose immediates (both operands K-major).
-    text += fp8 ? "}, $128, $129, p, 1, 1;\n}" : "}, $128, $129, p, 1, 1, 0, 1;\n}";
+    text +=
+        fp8 ? "}, $128, $129, p, 1, 1;\n}" : "}, $128, $129, p, 1, 1, 0, 1;\n}";
     text = "{\n.reg .pred p;\nsetp.ne.b32 p, $130, 0;\n" + text;
     for (int i = 0; i < 64; ++i)
       cons += std::to_string(i) + ",";
@@ -814,15 +862,18 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     e.asmOp("wgmma.commit_group.sync.aligned;", "", {});
     e.asmOp("wgmma.wait_group.sync.aligned 1;", "", {});
     // The previous iteration's wgmmas have retired: release its stage.
-    Value prev = arith::RemUIOp::create(b, loc, e.add(kt, e.c32(S - 1)), e.c32(S));
+    Value prev =
+        arith::RemUIOp::create(b, loc, e.add(kt, e.c32(S - 1)), e.c32(S));
     auto rel = scf::IfOp::create(
         b, loc,
-        e.andi(leader, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt, e.c32(0))),
+        e.andi(leader, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                             kt, e.c32(0))),
         false);
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(rel.thenBlock());
-      e.asmOp("mbarrier.arrive.shared::cta.b64 _, [$0];", "r", {emptyBar(prev)});
+      e.asmOp("mbarrier.arrive.shared::cta.b64 _, [$0];", "r",
+              {emptyBar(prev)});
     }
     scf::YieldOp::create(b, loc, acc);
   }
@@ -836,23 +887,29 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     for (int i = 0; i < 64; ++i)
       cons += std::to_string(i) + (i < 63 ? "," : "");
     fin = e.asmOp("wgmma.wait_group.sync.aligned 0;", cons,
-                  SmallVector<Value>(loop.getResults()), SmallVector<Type>(64, f32));
+                  SmallVector<Value>(loop.getResults()),
+                  SmallVector<Type>(64, f32));
   }
 
   // Epilogue: per accumulator register, (i, j) its tile coordinates.
   Value lane = arith::RemUIOp::create(b, loc, tid, e.ci(32));
-  Value warpInWg = arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, tid, e.ci(32)), e.ci(4));
+  Value warpInWg = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, tid, e.ci(32)), e.ci(4));
   Value cwIdx = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), cw);
   Value rowBase = e.add(e.mul(cwIdx, e.ci(64)),
-                        e.add(e.mul(warpInWg, e.ci(16)), arith::DivUIOp::create(b, loc, lane, e.ci(4))));
+                        e.add(e.mul(warpInWg, e.ci(16)),
+                              arith::DivUIOp::create(b, loc, lane, e.ci(4))));
   Value colBase = e.mul(arith::RemUIOp::create(b, loc, lane, e.ci(4)), e.ci(2));
-  Value rowC = m.copyOut.getDstOffsets()[0], colC = m.copyOut.getDstOffsets()[1];
+  Value rowC = m.copyOut.getDstOffsets()[0],
+        colC = m.copyOut.getDstOffsets()[1];
   Value Mo = memref::DimOp::create(b, loc, m.C, 0);
   Value No = memref::DimOp::create(b, loc, m.C, 1);
   Type outElem = cast<MemRefType>(m.C.getType()).getElementType();
-  Value cPtr = e.toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m.C));
-  Value nEven = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      arith::RemUIOp::create(b, loc, No, e.ci(2)), e.ci(0));
+  Value cPtr =
+      e.toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m.C));
+  Value nEven = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, No, e.ci(2)), e.ci(0));
   SmallVector<Value> vals(64);
   for (int64_t r = 0; r < 64; ++r) {
     Value v = fin[r];
@@ -882,7 +939,8 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     Value gj = e.add(colC, e.add(colBase, e.ci(8 * (r / 4))));
     Value rowIn = e.ult(gi, Mo);
     auto storeOne = [&](Value val, Value col) {
-      auto ifOp = scf::IfOp::create(b, loc, e.andi(rowIn, e.ult(col, No)), false);
+      auto ifOp =
+          scf::IfOp::create(b, loc, e.andi(rowIn, e.ult(col, No)), false);
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(ifOp.thenBlock());
       Value o = val;
@@ -907,8 +965,8 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
       Value bits = arith::BitcastOp::create(b, loc, b.getI16Type(), t);
       w[h] = arith::ExtUIOp::create(b, loc, i32, bits);
     }
-    Value packed = arith::OrIOp::create(b, loc, w[0],
-                                        arith::ShLIOp::create(b, loc, w[1], e.c32(16)));
+    Value packed = arith::OrIOp::create(
+        b, loc, w[0], arith::ShLIOp::create(b, loc, w[1], e.c32(16)));
     Value off = e.toI64(e.mul(e.add(e.mul(gi, No), gj), e.ci(2)));
     e.asmOp("st.global.b32 [$0], $1;", "l,r", {e.add(cPtr, off), packed});
     b.setInsertionPointToStart(ifOp.elseBlock());
@@ -932,11 +990,14 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
   out.fp8 = fp8;
   out.aSlot = aSlot;
   out.bSlot = bSlot;
-  out.boxA[0] = BK;  out.boxA[1] = 128;
+  out.boxA[0] = BK;
+  out.boxA[1] = 128;
   if (fp8) {
-    out.boxB[0] = BK;  out.boxB[1] = 128;
+    out.boxB[0] = BK;
+    out.boxB[1] = 128;
   } else {
-    out.boxB[0] = 64;  out.boxB[1] = BK;
+    out.boxB[0] = 64;
+    out.boxB[1] = BK;
   }
   return true;
 }

@@ -62,30 +62,30 @@ Value threadId(OpBuilder &b, Location loc) {
 
 /// Runs `body` for every element index of `shape`: spread over the block's
 /// threads when `distributed`, else every thread visits all of them.
-void forEachElement(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                    bool distributed, int64_t threads,
-                    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+void forEachElement(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape, bool distributed,
+    int64_t threads,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
   int64_t total = numElements(shape);
   Value lb = distributed ? threadId(b, loc) : idx(b, loc, 0);
   Value step = idx(b, loc, distributed ? threads : 1);
   SmallVector<int64_t> shapeCopy(shape);
-  scf::ForOp::create(
-      b, loc, lb, idx(b, loc, total), step, ValueRange{},
-      [&](OpBuilder &nb, Location l, Value e, ValueRange) {
-        SmallVector<Value> ivs(shapeCopy.size());
-        Value rest = e;
-        for (int64_t d = shapeCopy.size() - 1; d >= 0; --d) {
-          if (d == 0) {
-            ivs[d] = rest;
-            break;
-          }
-          Value size = idx(nb, l, shapeCopy[d]);
-          ivs[d] = arith::RemUIOp::create(nb, l, rest, size);
-          rest = arith::DivUIOp::create(nb, l, rest, size);
-        }
-        body(nb, l, ivs);
-        scf::YieldOp::create(nb, l);
-      });
+  scf::ForOp::create(b, loc, lb, idx(b, loc, total), step, ValueRange{},
+                     [&](OpBuilder &nb, Location l, Value e, ValueRange) {
+                       SmallVector<Value> ivs(shapeCopy.size());
+                       Value rest = e;
+                       for (int64_t d = shapeCopy.size() - 1; d >= 0; --d) {
+                         if (d == 0) {
+                           ivs[d] = rest;
+                           break;
+                         }
+                         Value size = idx(nb, l, shapeCopy[d]);
+                         ivs[d] = arith::RemUIOp::create(nb, l, rest, size);
+                         rest = arith::DivUIOp::create(nb, l, rest, size);
+                       }
+                       body(nb, l, ivs);
+                       scf::YieldOp::create(nb, l);
+                     });
 }
 
 void barrier(OpBuilder &b, Location loc) { gpu::BarrierOp::create(b, loc); }
@@ -188,8 +188,8 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
       // CU_TENSOR_MAP_DATA_TYPE_{UINT8,BFLOAT16,FLOAT16}: fp8 moves as bytes.
       uint32_t dtype = g.fp8 ? 0 : g.bf16 ? 9 : 6;
       int32_t elemBytes = g.fp8 ? 1 : 2;
-      SmallVector<int32_t> words = {(int32_t)tessera::cuda::kTmaMagic, 2,
-                                    128, (int32_t)fbBytes};
+      SmallVector<int32_t> words = {(int32_t)tessera::cuda::kTmaMagic, 2, 128,
+                                    (int32_t)fbBytes};
       auto addMap = [&](int64_t slot, const int64_t box[2]) {
         words.append({(int32_t)slot, (int32_t)dtype, elemBytes, (int32_t)box[0],
                       (int32_t)box[1], /*SWIZZLE_128B*/ 3,
@@ -260,9 +260,9 @@ struct AllocLowering : TilePattern<tile::AllocOp> {
     Location loc = op.getLoc();
     Value buf;
     if (auto off = op->getAttrOfType<IntegerAttr>(kSmemOffsetAttr)) {
-      auto bytesTy = MemRefType::get({ShapedType::kDynamic},
-                                     rw.getIntegerType(8), MemRefLayoutAttrInterface{},
-                                     workgroupSpace(rw.getContext()));
+      auto bytesTy = MemRefType::get(
+          {ShapedType::kDynamic}, rw.getIntegerType(8),
+          MemRefLayoutAttrInterface{}, workgroupSpace(rw.getContext()));
       Value base = gpu::DynamicSharedMemoryOp::create(rw, loc, bytesTy);
       buf = memref::ViewOp::create(rw, loc, type, base,
                                    idx(rw, loc, off.getInt()), ValueRange{});
@@ -350,41 +350,46 @@ struct CopyLowering : TilePattern<tile::CopyOp> {
     for (int64_t d = 0; d < rank; ++d)
       dims.push_back(memref::DimOp::create(rw, loc, global, d));
 
-    forEachElement(rw, loc, tileShape, distributed, threads,
-                   [&](OpBuilder &b, Location l, ValueRange ivs) {
-      SmallVector<Value> g(offsets.begin(), offsets.end());
-      SmallVector<Value> t(ivs);
-      if (transpose)
-        std::swap(t[0], t[1]);
-      for (int64_t k = 0; k < r; ++k)
-        g[rank - r + k] =
-            arith::AddIOp::create(b, l, offsets[rank - r + k], t[k]);
-      // Unsigned compares reject negative offsets too.
-      SmallVector<Value> conds;
-      for (int64_t d = 0; d < rank; ++d)
-        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
-                                              g[d], dims[d]));
-      Value inside = andAll(b, l, conds);
-      if (srcGlobal) {
-        auto ifOp = scf::IfOp::create(
-            b, l, inside,
-            [&](OpBuilder &tb, Location tl) {
-              scf::YieldOp::create(
-                  tb, tl, ValueRange{memref::LoadOp::create(tb, tl, global, g)});
-            },
-            [&](OpBuilder &eb, Location el) {
-              scf::YieldOp::create(eb, el, ValueRange{zeroOf(eb, el, srcElem)});
-            });
-        memref::StoreOp::create(
-            b, l, convertScalar(b, l, ifOp.getResult(0), dstElem), tileBuf, ivs);
-      } else {
-        auto ifOp = scf::IfOp::create(b, l, inside, /*withElseRegion=*/false);
-        OpBuilder tb = ifOp.getThenBodyBuilder();
-        Value v = memref::LoadOp::create(tb, l, tileBuf, ivs);
-        memref::StoreOp::create(tb, l, convertScalar(tb, l, v, dstElem), global,
-                                g);
-      }
-    });
+    forEachElement(
+        rw, loc, tileShape, distributed, threads,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          SmallVector<Value> g(offsets.begin(), offsets.end());
+          SmallVector<Value> t(ivs);
+          if (transpose)
+            std::swap(t[0], t[1]);
+          for (int64_t k = 0; k < r; ++k)
+            g[rank - r + k] =
+                arith::AddIOp::create(b, l, offsets[rank - r + k], t[k]);
+          // Unsigned compares reject negative offsets too.
+          SmallVector<Value> conds;
+          for (int64_t d = 0; d < rank; ++d)
+            conds.push_back(arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ult, g[d], dims[d]));
+          Value inside = andAll(b, l, conds);
+          if (srcGlobal) {
+            auto ifOp = scf::IfOp::create(
+                b, l, inside,
+                [&](OpBuilder &tb, Location tl) {
+                  scf::YieldOp::create(
+                      tb, tl,
+                      ValueRange{memref::LoadOp::create(tb, tl, global, g)});
+                },
+                [&](OpBuilder &eb, Location el) {
+                  scf::YieldOp::create(eb, el,
+                                       ValueRange{zeroOf(eb, el, srcElem)});
+                });
+            memref::StoreOp::create(
+                b, l, convertScalar(b, l, ifOp.getResult(0), dstElem), tileBuf,
+                ivs);
+          } else {
+            auto ifOp =
+                scf::IfOp::create(b, l, inside, /*withElseRegion=*/false);
+            OpBuilder tb = ifOp.getThenBodyBuilder();
+            Value v = memref::LoadOp::create(tb, l, tileBuf, ivs);
+            memref::StoreOp::create(tb, l, convertScalar(tb, l, v, dstElem),
+                                    global, g);
+          }
+        });
     if (distributed)
       barrier(rw, loc);
     rw.eraseOp(op);
@@ -414,34 +419,38 @@ struct GemmLowering : TilePattern<tile::GemmOp> {
     auto fm = arith::FastMathFlagsAttr::get(rw.getContext(),
                                             arith::FastMathFlags::contract);
     bool distributed = !ct.isLocal();
-    forEachElement(rw, loc, ct.getShape(), distributed, threadsOf(op),
-                   [&](OpBuilder &b, Location l, ValueRange ij) {
-      Value init = clear ? zeroOf(b, l, sumTy)
-                         : convertScalar(b, l,
-                                         memref::LoadOp::create(b, l, C, ij),
-                                         sumTy);
-      auto loop = scf::ForOp::create(
-          b, l, idx(b, l, 0), idx(b, l, k), idx(b, l, 1), ValueRange{init},
-          [&](OpBuilder &lb, Location ll, Value kk, ValueRange iter) {
-            SmallVector<Value> aIdx = {ij[0], kk}, bIdx = {kk, ij[1]};
-            if (transA)
-              std::swap(aIdx[0], aIdx[1]);
-            if (transB)
-              std::swap(bIdx[0], bIdx[1]);
-            Value av = convertScalar(lb, ll, memref::LoadOp::create(lb, ll, A, aIdx), sumTy);
-            Value bv = convertScalar(lb, ll, memref::LoadOp::create(lb, ll, B, bIdx), sumTy);
-            Value s;
-            if (isFloat)
-              s = arith::AddFOp::create(
-                  lb, ll, iter[0], arith::MulFOp::create(lb, ll, av, bv, fm), fm);
-            else
-              s = arith::AddIOp::create(lb, ll, iter[0],
-                                        arith::MulIOp::create(lb, ll, av, bv));
-            scf::YieldOp::create(lb, ll, s);
-          });
-      memref::StoreOp::create(b, l, convertScalar(b, l, loop.getResult(0), acc),
-                              C, ij);
-    });
+    forEachElement(
+        rw, loc, ct.getShape(), distributed, threadsOf(op),
+        [&](OpBuilder &b, Location l, ValueRange ij) {
+          Value init =
+              clear ? zeroOf(b, l, sumTy)
+                    : convertScalar(b, l, memref::LoadOp::create(b, l, C, ij),
+                                    sumTy);
+          auto loop = scf::ForOp::create(
+              b, l, idx(b, l, 0), idx(b, l, k), idx(b, l, 1), ValueRange{init},
+              [&](OpBuilder &lb, Location ll, Value kk, ValueRange iter) {
+                SmallVector<Value> aIdx = {ij[0], kk}, bIdx = {kk, ij[1]};
+                if (transA)
+                  std::swap(aIdx[0], aIdx[1]);
+                if (transB)
+                  std::swap(bIdx[0], bIdx[1]);
+                Value av = convertScalar(
+                    lb, ll, memref::LoadOp::create(lb, ll, A, aIdx), sumTy);
+                Value bv = convertScalar(
+                    lb, ll, memref::LoadOp::create(lb, ll, B, bIdx), sumTy);
+                Value s;
+                if (isFloat)
+                  s = arith::AddFOp::create(
+                      lb, ll, iter[0],
+                      arith::MulFOp::create(lb, ll, av, bv, fm), fm);
+                else
+                  s = arith::AddIOp::create(
+                      lb, ll, iter[0], arith::MulIOp::create(lb, ll, av, bv));
+                scf::YieldOp::create(lb, ll, s);
+              });
+          memref::StoreOp::create(
+              b, l, convertScalar(b, l, loop.getResult(0), acc), C, ij);
+        });
     if (distributed)
       barrier(rw, loc);
     rw.eraseOp(op);
@@ -509,20 +518,21 @@ struct ReduceLowering : TilePattern<tile::ReduceOp> {
 
     if (!shuffles) {
       // One thread per output element walks the reduced dimension.
-      forEachElement(rw, loc, outer, !local, threads,
-                     [&](OpBuilder &b, Location l, ValueRange ivs) {
-        auto loop = scf::ForOp::create(
-            b, l, idx(b, l, 0), idx(b, l, len), idx(b, l, 1),
-            ValueRange{reduceIdentity(b, l, kind, elem)},
-            [&](OpBuilder &lb, Location ll, Value r, ValueRange iter) {
-              SmallVector<Value> sIdx(ivs);
-              sIdx.insert(sIdx.begin() + dim, r);
-              Value v = memref::LoadOp::create(lb, ll, src, sIdx);
-              scf::YieldOp::create(lb, ll,
-                                   combineReduce(lb, ll, kind, iter[0], v));
-            });
-        finish(b, l, ivs, loop.getResult(0));
-      });
+      forEachElement(
+          rw, loc, outer, !local, threads,
+          [&](OpBuilder &b, Location l, ValueRange ivs) {
+            auto loop = scf::ForOp::create(
+                b, l, idx(b, l, 0), idx(b, l, len), idx(b, l, 1),
+                ValueRange{reduceIdentity(b, l, kind, elem)},
+                [&](OpBuilder &lb, Location ll, Value r, ValueRange iter) {
+                  SmallVector<Value> sIdx(ivs);
+                  sIdx.insert(sIdx.begin() + dim, r);
+                  Value v = memref::LoadOp::create(lb, ll, src, sIdx);
+                  scf::YieldOp::create(lb, ll,
+                                       combineReduce(lb, ll, kind, iter[0], v));
+                });
+            finish(b, l, ivs, loop.getResult(0));
+          });
       if (!local)
         barrier(rw, loc);
       rw.eraseOp(op);
@@ -591,29 +601,30 @@ struct AtomicLowering : TilePattern<tile::AtomicOp> {
     int64_t rank = cast<MemRefType>(global.getType()).getRank();
     int64_t r = st.getRank();
     bool isFloat = isa<FloatType>(st.getElementType());
-    arith::AtomicRMWKind kind =
-        op.getKind() == tile::AtomicKind::Add
-            ? (isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi)
-            : (isFloat ? arith::AtomicRMWKind::maximumf
-                       : arith::AtomicRMWKind::maxs);
+    arith::AtomicRMWKind kind = op.getKind() == tile::AtomicKind::Add
+                                    ? (isFloat ? arith::AtomicRMWKind::addf
+                                               : arith::AtomicRMWKind::addi)
+                                    : (isFloat ? arith::AtomicRMWKind::maximumf
+                                               : arith::AtomicRMWKind::maxs);
     SmallVector<Value> dims;
     for (int64_t d = 0; d < rank; ++d)
       dims.push_back(memref::DimOp::create(rw, loc, global, d));
     forEachElement(rw, loc, st.getShape(), !st.isLocal(), threadsOf(op),
                    [&](OpBuilder &b, Location l, ValueRange ivs) {
-      SmallVector<Value> g(offsets.begin(), offsets.end());
-      for (int64_t k = 0; k < r; ++k)
-        g[rank - r + k] =
-            arith::AddIOp::create(b, l, offsets[rank - r + k], ivs[k]);
-      SmallVector<Value> conds;
-      for (int64_t d = 0; d < rank; ++d)
-        conds.push_back(arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
-                                              g[d], dims[d]));
-      auto ifOp = scf::IfOp::create(b, l, andAll(b, l, conds), false);
-      OpBuilder tb = ifOp.getThenBodyBuilder();
-      Value v = memref::LoadOp::create(tb, l, src, ivs);
-      memref::AtomicRMWOp::create(tb, l, kind, v, global, g);
-    });
+                     SmallVector<Value> g(offsets.begin(), offsets.end());
+                     for (int64_t k = 0; k < r; ++k)
+                       g[rank - r + k] = arith::AddIOp::create(
+                           b, l, offsets[rank - r + k], ivs[k]);
+                     SmallVector<Value> conds;
+                     for (int64_t d = 0; d < rank; ++d)
+                       conds.push_back(arith::CmpIOp::create(
+                           b, l, arith::CmpIPredicate::ult, g[d], dims[d]));
+                     auto ifOp =
+                         scf::IfOp::create(b, l, andAll(b, l, conds), false);
+                     OpBuilder tb = ifOp.getThenBodyBuilder();
+                     Value v = memref::LoadOp::create(tb, l, src, ivs);
+                     memref::AtomicRMWOp::create(tb, l, kind, v, global, g);
+                   });
     if (!st.isLocal())
       barrier(rw, loc);
     rw.eraseOp(op);

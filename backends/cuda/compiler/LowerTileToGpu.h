@@ -1,4 +1,5 @@
-//===- LowerTileToGpu.h - tile dialect to gpu/scf/memref for NVIDIA -*- C++ -*-===//
+//===- LowerTileToGpu.h - tile dialect to gpu/scf/memref for NVIDIA -*- C++
+//-*-===//
 //
 // The SIMT path of the cuda backend: every tile.func becomes a gpu.func
 // kernel `tessera_kernel_<name>` inside one gpu.module, whose parameters are
@@ -26,14 +27,14 @@ inline constexpr llvm::StringLiteral kGpuModuleName = "tessera_kernels";
 
 /// Lowers every tile.func of `module` into a gpu.func of the gpu.module
 /// `kGpuModuleName` (created if absent); kernels of the canonical GEMM
-/// shape get the tensor-core mainloop (GemmFastPath.h). `sharedBytes` receives the dynamic
-/// shared memory each kernel needs, by tile.func name.
-/// `threads` (optional) receives the threads per block of kernels whose
-/// lowering chose a count other than the tile.kernel's.
-mlir::LogicalResult
-lowerTileToGpu(mlir::ModuleOp module, llvm::StringRef chip,
-               std::vector<std::pair<std::string, unsigned>> &sharedBytes,
-               std::vector<std::pair<std::string, unsigned>> *threads = nullptr);
+/// shape get the tensor-core mainloop (GemmFastPath.h). `sharedBytes` receives
+/// the dynamic shared memory each kernel needs, by tile.func name. `threads`
+/// (optional) receives the threads per block of kernels whose lowering chose a
+/// count other than the tile.kernel's.
+mlir::LogicalResult lowerTileToGpu(
+    mlir::ModuleOp module, llvm::StringRef chip,
+    std::vector<std::pair<std::string, unsigned>> &sharedBytes,
+    std::vector<std::pair<std::string, unsigned>> *threads = nullptr);
 
 /// sm_90a GEMM kernels come with a mma.sync twin named <symbol> + this, and
 /// a descriptor global kTmaGlobalPrefix + <symbol>: u32 words {kTmaMagic,

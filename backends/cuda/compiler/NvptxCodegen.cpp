@@ -7,23 +7,23 @@
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -55,7 +55,8 @@ using namespace mlir;
 
 namespace {
 
-LogicalResult lowerToNVVM(ModuleOp module, const tessera::CompileOptions &options) {
+LogicalResult lowerToNVVM(ModuleOp module,
+                          const tessera::CompileOptions &options) {
   // convert-gpu-to-nvvm lowers every loaded dialect with a ConvertToLLVM
   // interface; register the ones the lowering produces.
   DialectRegistry registry;
@@ -147,15 +148,15 @@ int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
 /// also get `.minnctapersm 1` so that their `.maxntid` caps registers at
 /// entry, which setmaxnreg needs.
 LogicalResult appendTensorMapParams(llvm::Module &mod, Location loc) {
-  llvm::Function *placeholder =
-      mod.getFunction(tessera::cuda::kTmaMapFn.str());
+  llvm::Function *placeholder = mod.getFunction(tessera::cuda::kTmaMapFn.str());
   if (!placeholder)
     return success();
   std::map<llvm::Function *, std::vector<llvm::CallInst *>> calls;
   for (llvm::User *u : placeholder->users()) {
     auto *call = llvm::dyn_cast<llvm::CallInst>(u);
     if (!call || !llvm::isa<llvm::ConstantInt>(call->getArgOperand(0)))
-      return emitError(loc) << "internal: bad use of the tensor map placeholder";
+      return emitError(loc)
+             << "internal: bad use of the tensor map placeholder";
     calls[call->getFunction()].push_back(call);
   }
   llvm::LLVMContext &c = mod.getContext();
@@ -165,20 +166,24 @@ LogicalResult appendTensorMapParams(llvm::Module &mod, Location loc) {
     for (llvm::CallInst *call : uses)
       maps = std::max<unsigned>(
           maps, llvm::cast<llvm::ConstantInt>(call->getArgOperand(0))
-                        ->getZExtValue() + 1);
+                        ->getZExtValue() +
+                    1);
     llvm::FunctionType *oldTy = f->getFunctionType();
     std::vector<llvm::Type *> params(oldTy->param_begin(), oldTy->param_end());
     unsigned first = params.size();
     for (unsigned i = 0; i < maps; ++i)
       params.push_back(llvm::PointerType::get(c, 0));
-    auto *newTy = llvm::FunctionType::get(oldTy->getReturnType(), params, false);
-    llvm::Function *nf =
-        llvm::Function::Create(newTy, f->getLinkage(), f->getAddressSpace(), "", &mod);
+    auto *newTy =
+        llvm::FunctionType::get(oldTy->getReturnType(), params, false);
+    llvm::Function *nf = llvm::Function::Create(newTy, f->getLinkage(),
+                                                f->getAddressSpace(), "", &mod);
     nf->copyAttributesFrom(f);
     for (unsigned i = 0; i < maps; ++i) {
       nf->addParamAttr(first + i, llvm::Attribute::getWithByValType(c, mapTy));
-      nf->addParamAttr(first + i, llvm::Attribute::getWithAlignment(c, llvm::Align(64)));
-      nf->addParamAttr(first + i, llvm::Attribute::get(c, "nvvm.grid_constant"));
+      nf->addParamAttr(first + i,
+                       llvm::Attribute::getWithAlignment(c, llvm::Align(64)));
+      nf->addParamAttr(first + i,
+                       llvm::Attribute::get(c, "nvvm.grid_constant"));
       nf->addParamAttr(first + i, llvm::Attribute::NoAlias);
       nf->addParamAttr(first + i, llvm::Attribute::ReadOnly);
     }
@@ -303,7 +308,8 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   // libdevice asks __nvvm_reflect("__CUDA_FTZ"): no flush to zero.
-  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", (uint32_t)0);
+  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
+                            (uint32_t)0);
 
   tessera::lowering::runLLVMOptimizationPipeline(*llvmModule, tm.get(),
                                                  options.optLevel);
@@ -338,7 +344,8 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   }
   llvm::SmallString<128> ptxPath, cubinPath;
   int fd;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("tessera", "ptx", fd, ptxPath))
+  if (auto ec =
+          llvm::sys::fs::createTemporaryFile("tessera", "ptx", fd, ptxPath))
     return emitError(loc) << "cannot create a temporary file: " << ec.message();
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);

@@ -16,7 +16,8 @@ namespace tessera::cuda {
 /// LLVM-dialect kernels in it) to NVVM/LLVM, optimizes it with libdevice
 /// linked where math needs it, emits PTX for `target.chip` and assembles it
 /// with ptxas. Without ptxas the image is the PTX (`imageKind` "ptx").
-mlir::LogicalResult emitCubin(mlir::ModuleOp module, const CompileTarget &target,
+mlir::LogicalResult emitCubin(mlir::ModuleOp module,
+                              const CompileTarget &target,
                               const CompileOptions &options,
                               std::vector<char> &bytes, std::string &imageKind);
 

@@ -58,9 +58,11 @@ void cubinParamCounts(const unsigned char *elf, size_t size,
         return; // unknown format: give up on the whole image
       if (next > off + len)
         return;
-      if (fmt == 0x04 && attr == 0x17 /*EIATTR_KPARAM_INFO*/ && next - p >= 10) {
+      if (fmt == 0x04 && attr == 0x17 /*EIATTR_KPARAM_INFO*/ &&
+          next - p >= 10) {
         uint32_t ordinal = uint32_t(rd(p + 4 + 4, 2));
-        if (std::find(ordinals.begin(), ordinals.end(), ordinal) == ordinals.end())
+        if (std::find(ordinals.begin(), ordinals.end(), ordinal) ==
+            ordinals.end())
           ordinals.push_back(ordinal);
       }
       p = next;
@@ -75,7 +77,11 @@ bool cubinDefinedSymbols(const unsigned char *elf, size_t size,
                          std::set<std::string> &names) {
   Reader rd{elf, size};
   names.clear();
-  if (size < 64 || std::memcmp(elf, "\x7f" "ELF", 4) != 0 ||
+  if (size < 64 ||
+      std::memcmp(elf,
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
       elf[4] != 2 /*ELFCLASS64*/ || elf[5] != 1 /*little-endian*/)
     return false;
   uint64_t shoff = rd(0x28, 8), shentsize = rd(0x3A, 2), shnum = rd(0x3C, 2);
@@ -102,7 +108,8 @@ bool cubinDefinedSymbols(const unsigned char *elf, size_t size,
       size_t n = strnlen(name, size_t(strLen - nameOff));
       if (n == strLen - nameOff)
         return false; // not NUL-terminated inside the string table
-      if (n >= prefix.size() && std::memcmp(name, prefix.data(), prefix.size()) == 0)
+      if (n >= prefix.size() &&
+          std::memcmp(name, prefix.data(), prefix.size()) == 0)
         names.emplace(name, n);
     }
     found = true;

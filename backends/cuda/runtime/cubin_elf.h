@@ -1,4 +1,5 @@
-//===- cubin_elf.h - facts read from a cubin's ELF without the driver -*- C++ -*-===//
+//===- cubin_elf.h - facts read from a cubin's ELF without the driver -*- C++
+//-*-===//
 //
 // The plugin reads a few things from a cubin itself rather than asking the
 // driver, because the driver's way of answering "no" is an API error that

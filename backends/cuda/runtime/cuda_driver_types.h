@@ -1,4 +1,5 @@
-//===- cuda_driver_types.h - the few CUDA driver API types we use -*- C++ -*-===//
+//===- cuda_driver_types.h - the few CUDA driver API types we use -*- C++
+//-*-===//
 //
 // Our own declarations of the driver API's types and of the enum values the
 // plugin passes, so the plugin builds without cuda.h (and without a CUDA
@@ -45,8 +46,8 @@ constexpr CUdevice_attribute
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
 // CUfunction_attribute
-constexpr CUfunction_attribute
-    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES =
+    8;
 
 // CUjit_option
 constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER = 3;

@@ -93,10 +93,11 @@ int codeFor(CUresult result, int fallback) {
   do {                                                                         \
     CUresult cuResult_ = gCu.call;                                             \
     if (cuResult_ != CUDA_SUCCESS)                                             \
-      return cuFail(err, errLen, codeFor(cuResult_, code), cuResult_,          \
-                    std::string(context) + ": " +                              \
-                        std::string(#call).substr(0, std::string(#call).find('(')) + \
-                        " failed");                                            \
+      return cuFail(                                                           \
+          err, errLen, codeFor(cuResult_, code), cuResult_,                    \
+          std::string(context) + ": " +                                        \
+              std::string(#call).substr(0, std::string(#call).find('(')) +     \
+              " failed");                                                      \
   } while (0)
 
 std::string chipName(int major, int minor) {
@@ -188,9 +189,9 @@ static CUresult bindContext(tessera_plugin_device device) {
   do {                                                                         \
     CUresult bindResult_ = bindContext(device);                                \
     if (bindResult_ != CUDA_SUCCESS)                                           \
-      return cuFail(err, errLen,                                               \
-                    codeFor(bindResult_, TESSERA_PLUGIN_ERROR_INTERNAL),       \
-                    bindResult_, std::string(what) + ": cuCtxSetCurrent failed"); \
+      return cuFail(                                                           \
+          err, errLen, codeFor(bindResult_, TESSERA_PLUGIN_ERROR_INTERNAL),    \
+          bindResult_, std::string(what) + ": cuCtxSetCurrent failed");        \
   } while (0)
 
 extern "C" {
@@ -211,10 +212,10 @@ static int cudaInitialize(char *err, size_t errLen) {
       gInitMessage = error;
     } else if ((result = gCu.cuInit(0)) != CUDA_SUCCESS) {
       gInitCode = TESSERA_PLUGIN_ERROR_UNAVAILABLE;
-      gInitMessage = result == CUDA_ERROR_NO_DEVICE
-                         ? "no CUDA device"
-                         : "no CUDA device: cuInit failed: " +
-                               gCu.describe(result);
+      gInitMessage =
+          result == CUDA_ERROR_NO_DEVICE
+              ? "no CUDA device"
+              : "no CUDA device: cuInit failed: " + gCu.describe(result);
     } else if ((result = gCu.cuDeviceGetCount(&count)) != CUDA_SUCCESS ||
                count == 0) {
       gInitCode = TESSERA_PLUGIN_ERROR_UNAVAILABLE;
@@ -285,8 +286,9 @@ static int cudaDeviceOpen(uint32_t ordinal, tessera_plugin_device *out,
                &shared, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                d->device),
            TESSERA_PLUGIN_ERROR_INTERNAL, "device_open");
-  CU_CHECK(cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, d->device),
-           TESSERA_PLUGIN_ERROR_INTERNAL, "device_open");
+  CU_CHECK(
+      cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, d->device),
+      TESSERA_PLUGIN_ERROR_INTERNAL, "device_open");
   CU_CHECK(cuDeviceTotalMem_v2(&total, d->device),
            TESSERA_PLUGIN_ERROR_INTERNAL, "device_open");
   std::snprintf(info.chip, sizeof(info.chip), "%s",
@@ -368,9 +370,9 @@ static int cudaCopyToDevice(tessera_plugin_device device,
   BIND(device, "copy_to_device");
   // From pageable memory the driver has staged `src` when this returns, so
   // the caller may reuse it at once.
-  CU_CHECK(cuMemcpyHtoDAsync_v2(CUdeviceptr(dst), src, size_t(bytes),
-                                streamOf(s)),
-           TESSERA_PLUGIN_ERROR_INVALID, "copy_to_device");
+  CU_CHECK(
+      cuMemcpyHtoDAsync_v2(CUdeviceptr(dst), src, size_t(bytes), streamOf(s)),
+      TESSERA_PLUGIN_ERROR_INVALID, "copy_to_device");
   FINISH_IF_SYNC(s, "copy_to_device");
   return TESSERA_PLUGIN_OK;
 }
@@ -384,17 +386,16 @@ static int cudaCopyToHost(tessera_plugin_device device, tessera_plugin_stream s,
   if (!bytes)
     return TESSERA_PLUGIN_OK;
   BIND(device, "copy_to_host");
-  CU_CHECK(cuMemcpyDtoHAsync_v2(dst, CUdeviceptr(src), size_t(bytes),
-                                streamOf(s)),
-           TESSERA_PLUGIN_ERROR_INVALID, "copy_to_host");
+  CU_CHECK(
+      cuMemcpyDtoHAsync_v2(dst, CUdeviceptr(src), size_t(bytes), streamOf(s)),
+      TESSERA_PLUGIN_ERROR_INVALID, "copy_to_host");
   FINISH_IF_SYNC(s, "copy_to_host");
   return TESSERA_PLUGIN_OK;
 }
 
-static int cudaCopyDevice(tessera_plugin_device device,
-                          tessera_plugin_stream s, tessera_device_ptr dst,
-                          tessera_device_ptr src, uint64_t bytes, char *err,
-                          size_t errLen) {
+static int cudaCopyDevice(tessera_plugin_device device, tessera_plugin_stream s,
+                          tessera_device_ptr dst, tessera_device_ptr src,
+                          uint64_t bytes, char *err, size_t errLen) {
   REQUIRE_READY(err, errLen);
   if (!device)
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID, "device is NULL");
@@ -417,8 +418,7 @@ static int cudaMemSet(tessera_plugin_device device, tessera_plugin_stream s,
   if (!bytes)
     return TESSERA_PLUGIN_OK;
   BIND(device, "mem_set");
-  CU_CHECK(cuMemsetD8Async(CUdeviceptr(dst), value, size_t(bytes),
-                           streamOf(s)),
+  CU_CHECK(cuMemsetD8Async(CUdeviceptr(dst), value, size_t(bytes), streamOf(s)),
            TESSERA_PLUGIN_ERROR_INVALID, "mem_set");
   FINISH_IF_SYNC(s, "mem_set");
   return TESSERA_PLUGIN_OK;
@@ -529,7 +529,10 @@ enum class ImageKind { Cubin, Fatbin, Ptx, Unknown };
 
 ImageKind classifyImage(const void *image, uint64_t size) {
   const auto *bytes = static_cast<const unsigned char *>(image);
-  if (size >= 4 && std::memcmp(bytes, "\x7f" "ELF", 4) == 0)
+  if (size >= 4 && std::memcmp(bytes,
+                               "\x7f"
+                               "ELF",
+                               4) == 0)
     return ImageKind::Cubin;
   // A fatbinary wrapper starts with the magic 0xBA55ED50 (little-endian).
   if (size >= 4 && bytes[0] == 0x50 && bytes[1] == 0xED && bytes[2] == 0x55 &&
@@ -578,13 +581,13 @@ static int cudaModuleLoad(tessera_plugin_device device, const void *image,
   CUmodule cuModule = nullptr;
   CUresult result = gCu.cuModuleLoadDataEx(&cuModule, data, 2, options, values);
   if (result != CUDA_SUCCESS) {
-    const char *what = kind == ImageKind::Ptx      ? "PTX"
+    const char *what = kind == ImageKind::Ptx     ? "PTX"
                        : kind == ImageKind::Cubin ? "cubin"
                                                   : "fatbinary";
-    std::string message = std::string("cannot load the ") + what +
-                          " image for " + device->info.chip +
-                          ": cuModuleLoadDataEx failed: " +
-                          gCu.describe(result);
+    std::string message =
+        std::string("cannot load the ") + what + " image for " +
+        device->info.chip +
+        ": cuModuleLoadDataEx failed: " + gCu.describe(result);
     if (log[0])
       message += "; JIT log: " + std::string(log.data());
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_BAD_IMAGE, "%s",
@@ -617,7 +620,8 @@ static void cudaModuleUnload(tessera_plugin_module module) {
 /// (EIATTR_KPARAM_INFO entries), so that no query goes past the last
 /// parameter (compute-sanitizer reports such a query as an API error).
 static std::unique_ptr<tessera_plugin_kernel_s>
-makeKernel(tessera_plugin_module module, CUfunction function, const char *name) {
+makeKernel(tessera_plugin_module module, CUfunction function,
+           const char *name) {
   auto k = std::make_unique<tessera_plugin_kernel_s>();
   k->device = module->device;
   k->function = function;
@@ -646,9 +650,8 @@ makeKernel(tessera_plugin_module module, CUfunction function, const char *name) 
 
 /// Checks `slots` against the parameter sizes: the slots, then `maps`
 /// 128-byte tensor maps.
-static int checkParams(const tessera_plugin_kernel_s *kernel,
-                       uint32_t numSlots, size_t maps, char *err,
-                       size_t errLen) {
+static int checkParams(const tessera_plugin_kernel_s *kernel, uint32_t numSlots,
+                       size_t maps, char *err, size_t errLen) {
   if (!kernel->paramsKnown)
     return TESSERA_PLUGIN_OK;
   const char *name = kernel->name.c_str();
@@ -706,8 +709,8 @@ static int cudaKernelGet(tessera_plugin_module module, const char *name,
   CUdeviceptr desc = 0;
   size_t descBytes = 0;
   std::string descName = std::string("tessera_tma_") + name;
-  bool mayHaveMaps = !module->tmaSymbolsKnown ||
-                     module->tmaSymbols.count(descName) != 0;
+  bool mayHaveMaps =
+      !module->tmaSymbolsKnown || module->tmaSymbols.count(descName) != 0;
   if (mayHaveMaps && gCu.cuModuleGetGlobal_v2 && gCu.cuMemcpyDtoH_v2 &&
       gCu.cuModuleGetGlobal_v2(&desc, &descBytes, module->module,
                                descName.c_str()) == CUDA_SUCCESS &&
@@ -729,7 +732,8 @@ static int cudaKernelGet(tessera_plugin_module module, const char *name,
     }
     std::string fbName = std::string(name) + "__fallback";
     CUfunction fb = nullptr;
-    if (CUresult r = gCu.cuModuleGetFunction(&fb, module->module, fbName.c_str());
+    if (CUresult r =
+            gCu.cuModuleGetFunction(&fb, module->module, fbName.c_str());
         r != CUDA_SUCCESS)
       return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_BAD_IMAGE, r,
                     "kernel_get '" + std::string(name) + "': no " + fbName);
@@ -788,9 +792,10 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
         uint64_t dims[2] = {cols, rows}, strides[1] = {cols * spec.elemBytes};
         uint32_t box[2] = {spec.box[0], spec.box[1]}, elem[2] = {1, 1};
         CUresult r = gCu.cuTensorMapEncodeTiled(
-            &map, int(spec.dataType), 2, reinterpret_cast<void *>(uintptr_t(ptr)),
-            dims, strides, box, elem, /*interleave*/ 0, int(spec.swizzle),
-            int(spec.l2), /*oob fill zeros*/ 0);
+            &map, int(spec.dataType), 2,
+            reinterpret_cast<void *>(uintptr_t(ptr)), dims, strides, box, elem,
+            /*interleave*/ 0, int(spec.swizzle), int(spec.l2),
+            /*oob fill zeros*/ 0);
         if (r != CUDA_SUCCESS) {
           ok = false;
           break;
@@ -821,13 +826,14 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
         kernel->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         int(shared));
     if (r != CUDA_SUCCESS)
-      return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_LAUNCH, r,
-                    "launch of '" + kernel->name + "': cannot raise dynamic "
-                    "shared memory to " + std::to_string(shared) +
-                    " bytes (device maximum " +
-                    std::to_string(kernel->device->info
-                                       .max_shared_bytes_per_block) +
-                    "): cuFuncSetAttribute failed");
+      return cuFail(
+          err, errLen, TESSERA_PLUGIN_ERROR_LAUNCH, r,
+          "launch of '" + kernel->name +
+              "': cannot raise dynamic "
+              "shared memory to " +
+              std::to_string(shared) + " bytes (device maximum " +
+              std::to_string(kernel->device->info.max_shared_bytes_per_block) +
+              "): cuFuncSetAttribute failed");
     uint32_t seen = kernel->sharedLimit.load(std::memory_order_relaxed);
     while (seen < shared &&
            !kernel->sharedLimit.compare_exchange_weak(seen, shared))
@@ -859,9 +865,9 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
     return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_LAUNCH, r,
                   "launch of '" + kernel->name + "' (grid " +
                       std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" +
-                      std::to_string(g[2]) + ", block " +
-                      std::to_string(b[0]) + "x" + std::to_string(b[1]) + "x" +
-                      std::to_string(b[2]) + ", " + std::to_string(shared) +
+                      std::to_string(g[2]) + ", block " + std::to_string(b[0]) +
+                      "x" + std::to_string(b[1]) + "x" + std::to_string(b[2]) +
+                      ", " + std::to_string(shared) +
                       " shared bytes): cuLaunchKernel failed");
   return TESSERA_PLUGIN_OK;
 }

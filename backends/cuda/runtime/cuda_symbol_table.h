@@ -1,4 +1,5 @@
-//===- cuda_symbol_table.h - driver entry points loaded by dlopen -*- C++ -*-===//
+//===- cuda_symbol_table.h - driver entry points loaded by dlopen -*- C++
+//-*-===//
 //
 // Every driver function the plugin calls, in one X-macro list: the table's
 // fields, their types and the dlsym names all come from it, so adding a call
@@ -27,7 +28,7 @@ namespace tessera::cuda {
   X(cuDeviceGetCount, (int *count))                                            \
   X(cuDeviceGetName, (char *name, int len, CUdevice dev))                      \
   X(cuDeviceGetAttribute, (int *value, CUdevice_attribute attr, CUdevice dev)) \
-  X(cuDeviceTotalMem_v2, (size_t * bytes, CUdevice dev))                       \
+  X(cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev))                        \
   X(cuDevicePrimaryCtxRetain, (CUcontext * ctx, CUdevice dev))                 \
   X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                              \
   X(cuCtxSetCurrent, (CUcontext ctx))                                          \
@@ -49,9 +50,9 @@ namespace tessera::cuda {
   X(cuEventRecord, (CUevent event, CUstream stream))                           \
   X(cuEventSynchronize, (CUevent event))                                       \
   X(cuEventDestroy_v2, (CUevent event))                                        \
-  X(cuModuleLoadDataEx, (CUmodule * module, const void *image,                 \
-                         unsigned int num_options, CUjit_option *options,      \
-                         void **values))                                       \
+  X(cuModuleLoadDataEx,                                                        \
+    (CUmodule * module, const void *image, unsigned int num_options,           \
+     CUjit_option *options, void **values))                                    \
   X(cuModuleUnload, (CUmodule module))                                         \
   X(cuModuleGetFunction,                                                       \
     (CUfunction * function, CUmodule module, const char *name))                \
@@ -73,9 +74,9 @@ namespace tessera::cuda {
   /* CUDA 12.4+: lets launch check slots against the kernel's parameters. */   \
   X(cuFuncGetParamInfo,                                                        \
     (CUfunction function, size_t index, size_t *offset, size_t *size))         \
-  /* Tensor-map descriptors of sm_90a kernels (tessera_tma_<kernel>). */      \
-  X(cuModuleGetGlobal_v2, (CUdeviceptr * ptr, size_t *bytes, CUmodule module,  \
-                           const char *name))                                  \
+  /* Tensor-map descriptors of sm_90a kernels (tessera_tma_<kernel>). */       \
+  X(cuModuleGetGlobal_v2,                                                      \
+    (CUdeviceptr * ptr, size_t *bytes, CUmodule module, const char *name))     \
   X(cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t bytes))               \
   /* CUDA 12.0+, for TMA descriptors (tessera_cuda_encode_tensor_map). */      \
   X(cuTensorMapEncodeTiled,                                                    \
@@ -85,7 +86,8 @@ namespace tessera::cuda {
      int l2_promotion, int oob_fill))
 
 struct CudaSymbolTable {
-#define TESSERA_CUDA_DECLARE_FIELD(name, params) CUresult(*name) params = nullptr;
+#define TESSERA_CUDA_DECLARE_FIELD(name, params)                               \
+  CUresult(*name) params = nullptr;
   TESSERA_CUDA_REQUIRED_SYMBOLS(TESSERA_CUDA_DECLARE_FIELD)
   TESSERA_CUDA_OPTIONAL_SYMBOLS(TESSERA_CUDA_DECLARE_FIELD)
 #undef TESSERA_CUDA_DECLARE_FIELD

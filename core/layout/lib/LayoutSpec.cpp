@@ -65,9 +65,7 @@ public:
     return it->second;
   }
   int32_t i(const std::string &k) { return parseInt(spec, k, str(k)); }
-  int32_t i(const std::string &k, int32_t dflt) {
-    return has(k) ? i(k) : dflt;
-  }
+  int32_t i(const std::string &k, int32_t dflt) { return has(k) ? i(k) : dflt; }
   std::vector<int32_t> dims(const std::string &k) {
     return parseDims(spec, k, str(k));
   }

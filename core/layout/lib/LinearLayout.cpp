@@ -357,8 +357,7 @@ LinearLayout LinearLayout::pseudoinvert() const {
   if (s.rank() != outBits)
     throw LayoutError("cannot invert layout: it is not surjective (rank " +
                       std::to_string(s.rank()) + " of " +
-                      std::to_string(outBits) + " output bits): " +
-                      toString());
+                      std::to_string(outBits) + " output bits): " + toString());
   // Result: input dims = our output dims, output dims = our input dims.
   NamedInts newOuts = getInDims();
   Bases nb;
@@ -382,10 +381,10 @@ LinearLayout LinearLayout::pseudoinvert() const {
 
 LinearLayout LinearLayout::invert() const {
   if (getTotalInDimSizeLog2() != getTotalOutDimSizeLog2())
-    throw LayoutError("cannot invert layout: " +
-                      std::to_string(getTotalInDimSize()) + " inputs but " +
-                      std::to_string(getTotalOutDimSize()) + " outputs: " +
-                      toString());
+    throw LayoutError(
+        "cannot invert layout: " + std::to_string(getTotalInDimSize()) +
+        " inputs but " + std::to_string(getTotalOutDimSize()) +
+        " outputs: " + toString());
   if (!isInjective())
     throw LayoutError("cannot invert layout: it is not injective: " +
                       toString());
@@ -554,9 +553,8 @@ LinearLayout::sublayout(const std::vector<std::string> &ins,
   return LinearLayout(std::move(nb), std::move(no));
 }
 
-bool LinearLayout::sublayoutIsZero(
-    const std::vector<std::string> &ins,
-    const std::vector<std::string> &outs) const {
+bool LinearLayout::sublayoutIsZero(const std::vector<std::string> &ins,
+                                   const std::vector<std::string> &outs) const {
   auto s = sublayout(ins, outs);
   for (auto c : s.toColumns())
     if (c)
@@ -611,8 +609,8 @@ LinearLayout::transposeOuts(const std::vector<std::string> &order) const {
 LinearLayout
 LinearLayout::transposeIns(const std::vector<std::string> &order) const {
   if (order.size() != bases.size())
-    throw LayoutError("transposeIns: expected " +
-                      std::to_string(bases.size()) + " dims");
+    throw LayoutError("transposeIns: expected " + std::to_string(bases.size()) +
+                      " dims");
   Bases nb;
   for (auto &n : order) {
     int i = inDimIndex(n);
@@ -661,8 +659,8 @@ LinearLayout LinearLayout::reshapeIns(const NamedInts &newIns) const {
   size_t pos = 0;
   for (auto &[n, s] : newIns) {
     int k = log2Exact(s, "size");
-    nb.push_back({n, std::vector<Basis>(all.begin() + pos,
-                                        all.begin() + pos + k)});
+    nb.push_back(
+        {n, std::vector<Basis>(all.begin() + pos, all.begin() + pos + k)});
     pos += k;
   }
   return LinearLayout(std::move(nb), outDims);

@@ -31,11 +31,11 @@ LinearLayout mmaM16N8K16(MmaOperand op) {
     return frag({{0, 1}, {8, 0}, {0, 8}},
                 {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}, {}, 16, 16);
   case MmaOperand::B: // b0..b3: i&1 -> row+1, i&2 -> row+8; col = groupID
-    return frag({{1, 0}, {8, 0}}, {{2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}},
-                {}, 16, 8);
+    return frag({{1, 0}, {8, 0}}, {{2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}}, {},
+                16, 8);
   case MmaOperand::C: // c0..c3: i&1 -> col+1, i&2 -> row+8
-    return frag({{0, 1}, {8, 0}}, {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}},
-                {}, 16, 8);
+    return frag({{0, 1}, {8, 0}}, {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}, {},
+                16, 8);
   }
   throw LayoutError("bad operand");
 }
@@ -49,8 +49,8 @@ LinearLayout wgmmaM64K16Acc(int n) {
   BasisList reg = {{0, 1}, {8, 0}};
   for (int c = 8; c < n; c *= 2)
     reg.push_back({0, c});
-  return frag(reg, {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}},
-              {{16, 0}, {32, 0}}, 64, n);
+  return frag(reg, {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}, {{16, 0}, {32, 0}},
+              64, n);
 }
 
 LinearLayout wgmmaM64K16A() {
@@ -137,8 +137,7 @@ LinearLayout ensureShape(const LinearLayout &l,
     log2Exact(shape[d], "shape of " + n);
     int32_t have = r.getOutDimSize(n);
     if (have < shape[d] || !r.hasOutDim(n))
-      r *= LinearLayout::identity1D(std::max(1, shape[d] / have), kRegister,
-                                    n);
+      r *= LinearLayout::identity1D(std::max(1, shape[d] / have), kRegister, n);
     sizes.push_back({n, shape[d]});
   }
   r = r.resizeOuts(sizes);
@@ -229,11 +228,16 @@ LinearLayout tileAtom(const LinearLayout &atom,
 
 const char *toString(ConversionKind k) {
   switch (k) {
-  case ConversionKind::None: return "none";
-  case ConversionKind::RegisterPermute: return "register-permute";
-  case ConversionKind::WarpShuffle: return "warp-shuffle";
-  case ConversionKind::SharedMemory: return "shared-memory";
-  case ConversionKind::CrossBlock: return "cross-block";
+  case ConversionKind::None:
+    return "none";
+  case ConversionKind::RegisterPermute:
+    return "register-permute";
+  case ConversionKind::WarpShuffle:
+    return "warp-shuffle";
+  case ConversionKind::SharedMemory:
+    return "shared-memory";
+  case ConversionKind::CrossBlock:
+    return "cross-block";
   }
   return "?";
 }

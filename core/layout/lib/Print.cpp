@@ -132,7 +132,8 @@ void printLayoutSVG(const LinearLayout &l, std::ostream &os) {
   const int cw = 56, ch = 22, margin = 30;
   int64_t w = margin + cols * cw + 4, h = margin + rows * ch + 4;
   os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w
-     << "\" height=\"" << h << "\" font-family=\"monospace\" font-size=\"9\">\n";
+     << "\" height=\"" << h
+     << "\" font-family=\"monospace\" font-size=\"9\">\n";
   os << "<title>" << l << "</title>\n";
   for (int64_t c = 0; c < cols; ++c)
     os << "<text x=\"" << margin + c * cw + cw / 2 << "\" y=\"" << margin - 8

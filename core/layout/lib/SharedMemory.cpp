@@ -22,7 +22,8 @@ LinearLayout swizzledSharedLayout(int rows, int cols, SwizzleParams p) {
     int phase = (r / p.perPhase) % p.maxPhase;
     bs.push_back({r, (phase * p.vec) & (cols - 1)});
   }
-  return LinearLayout({{kOffset, bs}}, {{dimName(0), rows}, {dimName(1), cols}});
+  return LinearLayout({{kOffset, bs}},
+                      {{dimName(0), rows}, {dimName(1), cols}});
 }
 
 SwizzleParams swizzleForMode(int swizzleBytes, int elemBytes) {
@@ -33,8 +34,7 @@ SwizzleParams swizzleForMode(int swizzleBytes, int elemBytes) {
   case 32:
   case 64:
   case 128:
-    return {std::max(1, 16 / elemBytes), 128 / swizzleBytes,
-            swizzleBytes / 16};
+    return {std::max(1, 16 / elemBytes), 128 / swizzleBytes, swizzleBytes / 16};
   default:
     throw LayoutError("swizzle mode must be 0, 32, 64 or 128 bytes, got " +
                       std::to_string(swizzleBytes));

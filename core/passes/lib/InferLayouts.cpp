@@ -22,8 +22,8 @@
 #include "tessera/layout/NamedLayouts.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
@@ -201,8 +201,7 @@ LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
   GemmChoice best;
   int64_t bestScore = -1;
   for (const target::MmaAtom *a : tgt.findMmaAtoms(ab, c)) {
-    if (!a->cLayout || M % a->m || N % a->n || K % a->k ||
-        numWarps % a->warps)
+    if (!a->cLayout || M % a->m || N % a->n || K % a->k || numWarps % a->warps)
       continue;
     if ((aFrag && !a->aLayout) || (bFrag && !a->bLayout))
       continue;
@@ -477,13 +476,14 @@ void KernelLayouts::annotateCopies() {
     auto st = dyn_cast<TileType>(c.getSrc().getType());
     auto dt = dyn_cast<TileType>(c.getDst().getType());
     if (st && dt) {
-      if (isFragment(c.getSrc()) && isFragment(c.getDst()) &&
-          has(c.getSrc()) && has(c.getDst())) {
+      if (isFragment(c.getSrc()) && isFragment(c.getDst()) && has(c.getSrc()) &&
+          has(c.getDst())) {
         LinearLayout s = assigned.find(c.getSrc())->second;
         if (c.getTranspose())
           s = LinearLayout(s.transposeOuts({"dim1", "dim0"}).getBases(),
                            outDimsOf(dt.getShape()));
-        auto k = layout::estimateConversionCost(s, assigned.find(c.getDst())->second);
+        auto k = layout::estimateConversionCost(
+            s, assigned.find(c.getDst())->second);
         c->setAttr("conversion", b.getStringAttr(layout::toString(k.kind)));
       }
       return;
@@ -495,11 +495,13 @@ void KernelLayouts::annotateCopies() {
       LinearLayout l = balancedBlocked(tile, tgt.globalLoadVectorBytes);
       c->setAttr("layout", toLayoutAttr(b.getContext(), l));
       c->setAttr("vector_bytes",
-                 b.getI64IntegerAttr(
-                     l.getContiguousRegisters(layout::dimName(int(t.getRank() - 1))) * eb));
+                 b.getI64IntegerAttr(l.getContiguousRegisters(layout::dimName(
+                                         int(t.getRank() - 1))) *
+                                     eb));
     } else if (has(tile)) {
       const LinearLayout &l = assigned.find(tile)->second;
-      int64_t v = l.getContiguousRegisters(layout::dimName(int(t.getRank() - 1))) * eb;
+      int64_t v =
+          l.getContiguousRegisters(layout::dimName(int(t.getRank() - 1))) * eb;
       v = std::min<int64_t>(v, tgt.globalLoadVectorBytes);
       c->setAttr("vector_bytes", b.getI64IntegerAttr(std::max<int64_t>(v, eb)));
     }

@@ -36,8 +36,8 @@ std::string executableDir() {
 }
 } // namespace
 
-std::optional<target::TargetDescription>
-resolveTarget(const std::string &spec, std::string *error) {
+std::optional<target::TargetDescription> resolveTarget(const std::string &spec,
+                                                       std::string *error) {
   if (spec.empty()) {
     *error = "no target given (pass option 'target=<chip or file.toml>')";
     return std::nullopt;

@@ -102,7 +102,7 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     S = 1;
 
   auto forOp = scf::ForOp::create(b, loc, p.getLowerBound(), p.getUpperBound(),
-                                    p.getStep());
+                                  p.getStep());
   forOp->setAttr("tile.num_stages", b.getI64IntegerAttr(S));
   if (S != requested)
     forOp->setAttr("tile.requested_stages", b.getI64IntegerAttr(requested));
@@ -122,10 +122,10 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     SmallVector<int64_t> shape{S};
     shape.append(t.getShape().begin(), t.getShape().end());
     OpBuilder ab(c.alloc);
-    auto buf = AllocOp::create(ab, 
-        c.alloc.getLoc(),
-        TileType::get(t.getContext(), shape, t.getElementType(),
-                      MemorySpace::Shared, LayoutAttr()));
+    auto buf =
+        AllocOp::create(ab, c.alloc.getLoc(),
+                        TileType::get(t.getContext(), shape, t.getElementType(),
+                                      MemorySpace::Shared, LayoutAttr()));
     buf->setAttrs(c.alloc->getAttrs());
     buffers.push_back(buf);
   }
@@ -149,7 +149,8 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
       SmallVector<Value> offs;
       for (Value o : cands[i].copy.getSrcOffsets())
         offs.push_back(map.lookupOrDefault(o));
-      auto ac = AsyncCopyOp::create(ib, loc, cands[i].copy.getSrc(), offs, view);
+      auto ac =
+          AsyncCopyOp::create(ib, loc, cands[i].copy.getSrc(), offs, view);
       // Keep what layout inference recorded (thread layout, vector width).
       for (NamedAttribute a : cands[i].copy->getDiscardableAttrs())
         ac->setAttr(a.getName(), a.getValue());
@@ -163,30 +164,30 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   b.setInsertionPoint(forOp);
   for (int64_t s = 0; s < S - 1; ++s) {
     Value iv = s == 0 ? lb
-                      : arith::AddIOp::create(b, 
-                             loc, lb,
-                             arith::MulIOp::create(b, loc, step, cst(b, s)));
+                      : arith::AddIOp::create(
+                            b, loc, lb,
+                            arith::MulIOp::create(b, loc, step, cst(b, s)));
     issue(b, iv, cst(b, s));
   }
   // Steady state.
   OpBuilder fb = OpBuilder::atBlockBegin(nb);
   Value iv = forOp.getInductionVar();
-  Value t = arith::DivUIOp::create(fb, 
-      loc, arith::SubIOp::create(fb, loc, iv, lb), step);
+  Value t = arith::DivUIOp::create(
+      fb, loc, arith::SubIOp::create(fb, loc, iv, lb), step);
   Value slot = arith::RemUIOp::create(fb, loc, t, cst(fb, S));
   WaitGroupOp::create(fb, loc, S - 2);
   for (size_t i = 0; i < cands.size(); ++i) {
     Value view = StageViewOp::create(fb, loc, cands[i].alloc.getType(),
-                                        buffers[i], slot);
+                                     buffers[i], slot);
     cands[i].alloc.getResult().replaceUsesWithIf(view, [&](OpOperand &u) {
       return u.getOwner() != cands[i].copy.getOperation();
     });
   }
   fb.setInsertionPoint(nb->getTerminator());
-  Value next = arith::AddIOp::create(fb, 
-      loc, iv, arith::MulIOp::create(fb, loc, step, cst(fb, S - 1)));
-  Value nslot = arith::RemUIOp::create(fb, 
-      loc, arith::AddIOp::create(fb, loc, t, cst(fb, S - 1)), cst(fb, S));
+  Value next = arith::AddIOp::create(
+      fb, loc, iv, arith::MulIOp::create(fb, loc, step, cst(fb, S - 1)));
+  Value nslot = arith::RemUIOp::create(
+      fb, loc, arith::AddIOp::create(fb, loc, t, cst(fb, S - 1)), cst(fb, S));
   issue(fb, next, nslot);
   // Epilogue: drain.
   b.setInsertionPointAfter(forOp);

@@ -78,7 +78,9 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
   int64_t total = 0;
   std::vector<Interval *> placed;
   for (Interval *t : order) {
-    auto alignUp = [&](int64_t x) { return (x + t->align - 1) / t->align * t->align; };
+    auto alignUp = [&](int64_t x) {
+      return (x + t->align - 1) / t->align * t->align;
+    };
     std::vector<int64_t> starts{0};
     for (Interval *p : placed)
       starts.push_back(alignUp(p->offset + p->bytes));

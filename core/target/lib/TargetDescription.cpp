@@ -14,12 +14,18 @@ namespace tessera::target {
 
 const char *toString(MmaKind k) {
   switch (k) {
-  case MmaKind::MmaSync: return "mma.sync";
-  case MmaKind::Wgmma: return "wgmma";
-  case MmaKind::Mfma: return "mfma";
-  case MmaKind::Wmma: return "wmma";
-  case MmaKind::CoopMat: return "coopmat";
-  case MmaKind::Fma: return "fma";
+  case MmaKind::MmaSync:
+    return "mma.sync";
+  case MmaKind::Wgmma:
+    return "wgmma";
+  case MmaKind::Mfma:
+    return "mfma";
+  case MmaKind::Wmma:
+    return "wmma";
+  case MmaKind::CoopMat:
+    return "coopmat";
+  case MmaKind::Fma:
+    return "fma";
   }
   return "?";
 }
@@ -34,10 +40,14 @@ std::optional<MmaKind> parseMmaKind(std::string_view s) {
 
 const char *toString(AsyncCopyKind k) {
   switch (k) {
-  case AsyncCopyKind::None: return "none";
-  case AsyncCopyKind::CpAsync: return "cp.async";
-  case AsyncCopyKind::Tma: return "tma";
-  case AsyncCopyKind::LdsDma: return "lds_dma";
+  case AsyncCopyKind::None:
+    return "none";
+  case AsyncCopyKind::CpAsync:
+    return "cp.async";
+  case AsyncCopyKind::Tma:
+    return "tma";
+  case AsyncCopyKind::LdsDma:
+    return "lds_dma";
   }
   return "?";
 }
@@ -52,7 +62,8 @@ std::optional<AsyncCopyKind> parseAsyncCopyKind(std::string_view s) {
 
 const std::vector<std::string> &knownDataTypes() {
   static const std::vector<std::string> types = {
-      "f64", "f32", "tf32", "f16", "bf16", "f8e4m3", "f8e5m2", "i32", "i8", "i4"};
+      "f64",    "f32",    "tf32", "f16", "bf16",
+      "f8e4m3", "f8e5m2", "i32",  "i8",  "i4"};
   return types;
 }
 
@@ -93,16 +104,26 @@ struct TargetError {
 
 std::string typeName(const toml::node &n) {
   switch (n.type()) {
-  case toml::node_type::string: return "string";
-  case toml::node_type::integer: return "integer";
-  case toml::node_type::floating_point: return "float";
-  case toml::node_type::boolean: return "boolean";
-  case toml::node_type::table: return "table";
-  case toml::node_type::array: return "array";
-  case toml::node_type::date: return "date";
-  case toml::node_type::time: return "time";
-  case toml::node_type::date_time: return "date-time";
-  default: return "nothing";
+  case toml::node_type::string:
+    return "string";
+  case toml::node_type::integer:
+    return "integer";
+  case toml::node_type::floating_point:
+    return "float";
+  case toml::node_type::boolean:
+    return "boolean";
+  case toml::node_type::table:
+    return "table";
+  case toml::node_type::array:
+    return "array";
+  case toml::node_type::date:
+    return "date";
+  case toml::node_type::time:
+    return "time";
+  case toml::node_type::date_time:
+    return "date-time";
+  default:
+    return "nothing";
   }
 }
 
@@ -215,11 +236,9 @@ std::string dtype(TableReader &r, const std::string &key) {
 
 /// Resolves an operand layout and checks it covers rows x cols with the
 /// target's lanes and the atom's warps.
-std::optional<layout::LinearLayout> operandLayout(TableReader &r,
-                                                  const std::string &key,
-                                                  const std::string &spec,
-                                                  int rows, int cols,
-                                                  int warpSize, int warps) {
+std::optional<layout::LinearLayout>
+operandLayout(TableReader &r, const std::string &key, const std::string &spec,
+              int rows, int cols, int warpSize, int warps) {
   if (spec == "shared" || spec == "opaque")
     return std::nullopt;
   layout::LinearLayout l;
@@ -270,15 +289,15 @@ MmaAtom readAtom(TableReader &r, int warpSize) {
   a.aLayoutName = r.str("a_layout");
   a.bLayoutName = r.str("b_layout");
   a.cLayoutName = r.str("c_layout");
-  a.aLayout = operandLayout(r, "a_layout", a.aLayoutName, a.m, a.k, warpSize,
-                            a.warps);
-  a.bLayout = operandLayout(r, "b_layout", a.bLayoutName, a.k, a.n, warpSize,
-                            a.warps);
+  a.aLayout =
+      operandLayout(r, "a_layout", a.aLayoutName, a.m, a.k, warpSize, a.warps);
+  a.bLayout =
+      operandLayout(r, "b_layout", a.bLayoutName, a.k, a.n, warpSize, a.warps);
   if (a.cLayoutName == "shared")
     r.fail("key '" + r.path("c_layout") +
            "': the accumulator cannot live in shared memory");
-  a.cLayout = operandLayout(r, "c_layout", a.cLayoutName, a.m, a.n, warpSize,
-                            a.warps);
+  a.cLayout =
+      operandLayout(r, "c_layout", a.cLayoutName, a.m, a.n, warpSize, a.warps);
   r.done();
   return a;
 }
@@ -362,8 +381,8 @@ std::optional<TargetDescription> parseTargetDescription(std::string_view text,
     if (error) {
       std::ostringstream os;
       os << file << ":" << e.source().begin.line << ":"
-         << e.source().begin.column << ": TOML syntax error: "
-         << e.description();
+         << e.source().begin.column
+         << ": TOML syntax error: " << e.description();
       *error = os.str();
     }
     return std::nullopt;
@@ -374,8 +393,8 @@ std::optional<TargetDescription> parseTargetDescription(std::string_view text,
     if (error) {
       std::ostringstream os;
       os << file << ":" << res.error().source().begin.line << ":"
-         << res.error().source().begin.column << ": TOML syntax error: "
-         << res.error().description();
+         << res.error().source().begin.column
+         << ": TOML syntax error: " << res.error().description();
       *error = os.str();
     }
     return std::nullopt;

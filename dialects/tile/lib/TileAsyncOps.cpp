@@ -10,7 +10,8 @@ LogicalResult ConvertLayoutOp::verify() {
   if (!s.isFragment() || !d.isFragment())
     return emitOpError("converts between 'fragment' tiles");
   if (s.getShape() != d.getShape() || s.getElementType() != d.getElementType())
-    return emitOpError("source and destination differ in shape or element type");
+    return emitOpError(
+        "source and destination differ in shape or element type");
   return success();
 }
 

@@ -61,8 +61,8 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << basis;
       if (rank >= 0 && (int64_t)vec.size() != rank)
         return emitError() << "layout '" << name << "' basis " << basis
-                           << " has " << vec.size()
-                           << " coordinates, expected " << rank;
+                           << " has " << vec.size() << " coordinates, expected "
+                           << rank;
       rank = vec.size();
       for (Attribute c : vec) {
         // Bit width and sign first: getInt() is only meaningful for values

@@ -21,7 +21,9 @@ static LogicalResult requireInKernel(Operation *op) {
   return success();
 }
 
-static bool isFloat8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+static bool isFloat8(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(t);
+}
 
 bool tessera::tile::isSupportedGemmTypes(Type a, Type b, Type acc) {
   if (a.isF16() && b.isF16())
@@ -109,8 +111,7 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
   int64_t index = getIndexAttr().getInt();
   if (index < 0 || index >= type.getRank() || type.isDynamicDim(index))
     return {};
-  return IntegerAttr::get(IndexType::get(getContext()),
-                          type.getShape()[index]);
+  return IntegerAttr::get(IndexType::get(getContext()), type.getShape()[index]);
 }
 
 //===----------------------------------------------------------------------===//
@@ -202,8 +203,8 @@ LogicalResult CopyOp::verify() {
     }
     if ((int64_t)offsets.size() != tensor.getRank())
       return emitOpError() << side << " tensor of rank " << tensor.getRank()
-                           << " needs " << tensor.getRank()
-                           << " offsets, got " << offsets.size();
+                           << " needs " << tensor.getRank() << " offsets, got "
+                           << offsets.size();
     return success();
   };
   if (failed(checkOffsets("source", srcTensor, getSrcOffsets())) ||
@@ -231,7 +232,8 @@ LogicalResult CopyOp::verify() {
 
   // One side is a global tensor of rank R, the other a tile of rank r <= R
   // covering the tensor's last r dimensions; the leading R - r offsets pick
-  // single elements (rank-reducing copy, e.g. one [S, D] slice of Q[B, H, S, D]).
+  // single elements (rank-reducing copy, e.g. one [S, D] slice of Q[B, H, S,
+  // D]).
   GlobalTensorType tensor = srcTensor ? srcTensor : dstTensor;
   TileType tile = srcTensor ? dstTile : srcTile;
   int64_t rank = tile.getRank(), tensorRank = tensor.getRank();
@@ -371,9 +373,9 @@ LogicalResult ParallelOp::verify() {
 
 LogicalResult ParallelOp::verifyRegions() {
   if (getBodyBlock().getNumArguments() != getShape().size())
-    return emitOpError("has ") << getBodyBlock().getNumArguments()
-                               << " induction variables for "
-                               << getShape().size() << " dimensions";
+    return emitOpError("has ")
+           << getBodyBlock().getNumArguments() << " induction variables for "
+           << getShape().size() << " dimensions";
   for (BlockArgument iv : getInductionVars())
     if (!iv.getType().isIndex())
       return emitOpError("induction variables must be of type index");
@@ -389,15 +391,14 @@ LogicalResult ParallelOp::verifyRegions() {
 // LoadOp / StoreOp
 //===----------------------------------------------------------------------===//
 
-template <typename OpT>
-static LogicalResult verifyElementAccess(OpT op) {
+template <typename OpT> static LogicalResult verifyElementAccess(OpT op) {
   if (failed(requireInKernel(op)))
     return failure();
   auto tile = cast<TileType>(op.getTile().getType());
   if ((int64_t)op.getIndices().size() != tile.getRank())
     return op.emitOpError("tile of rank ")
-           << tile.getRank() << " needs " << tile.getRank()
-           << " indices, got " << op.getIndices().size();
+           << tile.getRank() << " needs " << tile.getRank() << " indices, got "
+           << op.getIndices().size();
   return success();
 }
 
@@ -459,8 +460,8 @@ LogicalResult AtomicOp::verify() {
     if (!dst.isDynamicDim(dim) && src.getShape()[i] > dst.getShape()[dim])
       return emitOpError("tile dimension ")
              << i << " (" << src.getShape()[i] << ") is larger than the "
-             << "tensor's static size " << dst.getShape()[dim]
-             << " (dimension " << dim << ")";
+             << "tensor's static size " << dst.getShape()[dim] << " (dimension "
+             << dim << ")";
   }
   if (src.getElementType() != dst.getElementType())
     return emitOpError("tile element type ")

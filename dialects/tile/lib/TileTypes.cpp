@@ -52,9 +52,8 @@ Type GlobalTensorType::parse(AsmParser &parser) {
     std::string name;
     SMLoc loc = parser.getCurrentLocation();
     if (parser.parseOptionalKeywordOrString(&name))
-      return parser.emitError(loc,
-                              "expected a dimension: an integer, '?' or a "
-                              "symbol name");
+      return parser.emitError(loc, "expected a dimension: an integer, '?' or a "
+                                   "symbol name");
     shape.push_back(ShapedType::kDynamic);
     symbols.push_back(parser.getBuilder().getStringAttr(name));
     return success();
@@ -180,8 +179,8 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "layout bases have " << layout.getRank()
                          << " coordinates but the tile has rank "
                          << shape.size();
-    for (ArrayAttr list : {layout.getReg(), layout.getLane(),
-                           layout.getWarp(), layout.getBlock()})
+    for (ArrayAttr list : {layout.getReg(), layout.getLane(), layout.getWarp(),
+                           layout.getBlock()})
       for (Attribute basis : list)
         for (auto [c, d] : llvm::zip(cast<ArrayAttr>(basis), shape))
           if (cast<IntegerAttr>(c).getValue().getZExtValue() >= (uint64_t)d)

@@ -40,8 +40,8 @@ typedef enum tessera_status_code {
   TESSERA_NOT_FOUND = 2,        /* no such file, kernel, device, image */
   TESSERA_UNAVAILABLE = 3,      /* a plugin or device cannot run here */
   TESSERA_OUT_OF_MEMORY = 4,
-  TESSERA_BAD_BUNDLE = 5,       /* a corrupt or inconsistent bundle */
-  TESSERA_INCOMPATIBLE = 6,     /* nothing in the bundle fits the device */
+  TESSERA_BAD_BUNDLE = 5,   /* a corrupt or inconsistent bundle */
+  TESSERA_INCOMPATIBLE = 6, /* nothing in the bundle fits the device */
   TESSERA_LAUNCH_FAILED = 7,
   TESSERA_INTERNAL = 8
 } tessera_status_code_t;
@@ -93,30 +93,31 @@ typedef enum tessera_plugin_state {
 } tessera_plugin_state_t;
 
 typedef struct tessera_plugin_info {
-  const char *name;            /* "" when the manifest could not be read */
+  const char *name; /* "" when the manifest could not be read */
   const char *version;
   const char *manifest_path;
   const char *library_path;
   tessera_plugin_state_t state;
-  const char *message;         /* why refused/unavailable; "" when ready */
+  const char *message; /* why refused/unavailable; "" when ready */
   uint32_t device_count;
   uint32_t abi_major, abi_minor; /* as the manifest declares */
 } tessera_plugin_info;
 
 /* Number of manifests found, whatever became of them. Thread-safe. */
-TESSERA_API tessera_status_t tessera_runtime_plugin_count(
-    tessera_runtime_t runtime, uint32_t *count);
+TESSERA_API tessera_status_t
+tessera_runtime_plugin_count(tessera_runtime_t runtime, uint32_t *count);
 /* Describes plugin `index`; strings live as long as the runtime.
  * Thread-safe. */
 TESSERA_API tessera_status_t tessera_runtime_plugin_info(
     tessera_runtime_t runtime, uint32_t index, tessera_plugin_info *info);
 
 /* Devices across all ready plugins, in plugin order. Thread-safe. */
-TESSERA_API tessera_status_t tessera_runtime_device_count(
-    tessera_runtime_t runtime, uint32_t *count);
+TESSERA_API tessera_status_t
+tessera_runtime_device_count(tessera_runtime_t runtime, uint32_t *count);
 /* The device at `index`, owned by the runtime. Thread-safe. */
-TESSERA_API tessera_status_t tessera_runtime_device(
-    tessera_runtime_t runtime, uint32_t index, tessera_device_t *device);
+TESSERA_API tessera_status_t tessera_runtime_device(tessera_runtime_t runtime,
+                                                    uint32_t index,
+                                                    tessera_device_t *device);
 
 /*===------------------------------- devices ------------------------------===*/
 
@@ -182,7 +183,8 @@ TESSERA_API tessera_status_t tessera_stream_create(tessera_device_t device,
 /* Not thread-safe on the stream. NULL is allowed. */
 TESSERA_API void tessera_stream_destroy(tessera_stream_t stream);
 /* Waits for all work on the stream. Thread-safe. */
-TESSERA_API tessera_status_t tessera_stream_synchronize(tessera_stream_t stream);
+TESSERA_API tessera_status_t
+tessera_stream_synchronize(tessera_stream_t stream);
 
 /* Thread-safe. */
 TESSERA_API tessera_status_t tessera_event_create(tessera_device_t device,
@@ -211,8 +213,8 @@ TESSERA_API tessera_status_t tessera_module_load_bundle_file(
 /* As above, from bytes (copied; `name` is used in messages, may be NULL).
  * Thread-safe. */
 TESSERA_API tessera_status_t tessera_module_load_bundle_memory(
-    tessera_device_t device, const void *data, uint64_t size,
-    const char *name, tessera_module_t *out);
+    tessera_device_t device, const void *data, uint64_t size, const char *name,
+    tessera_module_t *out);
 /* Destroys the module and its kernels; no launch may be in flight. NULL is
  * allowed. Not thread-safe on the module. */
 TESSERA_API void tessera_module_unload(tessera_module_t module);
@@ -292,9 +294,9 @@ typedef struct tessera_launch_dims {
 /* Checks `args` against the kernel's metadata (count, kinds, dtypes, ranks,
  * static dims, consistent symbolic dims, buffer bounds), evaluates the grid
  * formula and reports the launch without running it. Thread-safe. */
-TESSERA_API tessera_status_t tessera_kernel_prepare_launch(
-    tessera_kernel_t kernel, const tessera_arg *args, uint32_t num_args,
-    tessera_launch_dims *out);
+TESSERA_API tessera_status_t
+tessera_kernel_prepare_launch(tessera_kernel_t kernel, const tessera_arg *args,
+                              uint32_t num_args, tessera_launch_dims *out);
 /* Checks as tessera_kernel_prepare_launch, packs the 8-byte parameter slots
  * and enqueues the kernel on `stream` (NULL: the device's default stream).
  * Thread-safe; launches on one stream run in call order. */
@@ -305,8 +307,8 @@ TESSERA_API tessera_status_t tessera_kernel_launch(tessera_kernel_t kernel,
 
 /* Helpers that fill a tessera_arg. */
 TESSERA_API tessera_arg tessera_arg_tensor(tessera_buffer_t buffer,
-                                           tessera_dtype_t dtype,
-                                           uint32_t rank, const int64_t *dims);
+                                           tessera_dtype_t dtype, uint32_t rank,
+                                           const int64_t *dims);
 TESSERA_API tessera_arg tessera_arg_i64(tessera_dtype_t dtype, int64_t value);
 TESSERA_API tessera_arg tessera_arg_f32(float value);
 TESSERA_API tessera_arg tessera_arg_f64(double value);

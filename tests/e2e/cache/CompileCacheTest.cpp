@@ -1,4 +1,5 @@
-//===- CompileCacheTest.cpp - the compile cache seen from `tessera compile` ===//
+//===- CompileCacheTest.cpp - the compile cache seen from `tessera compile`
+//===//
 //
 // Runs the built `tessera compile` in child processes with a private
 // TESSERA_CACHE_DIR and checks what a user relies on: a second compile is a
@@ -14,10 +15,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <dirent.h>
 #include <fcntl.h>
 #include <functional>
-#include <algorithm>
 #include <random>
 
 using namespace e2e;
@@ -100,7 +101,8 @@ std::string runElementwiseAdd(const std::string &bundlePath) {
       a[i] = float(i) * 0.5f;
       b[i] = 3.0f - float(i);
     }
-    tessera::Buffer A = rt->device().alloc(n * 4), B = rt->device().alloc(n * 4),
+    tessera::Buffer A = rt->device().alloc(n * 4),
+                    B = rt->device().alloc(n * 4),
                     C = rt->device().alloc(n * 4);
     A.write(a.data(), n * 4);
     B.write(b.data(), n * 4);
@@ -166,21 +168,26 @@ TEST(CompileCache, CorruptEntryIsRecompiledAndRepaired) {
          s[s.size() / 2] ^= 0x5a;
          return s;
        }},
-      {"flip one byte in the header", [&](std::string s) {
+      {"flip one byte in the header",
+       [&](std::string s) {
          s[3] ^= 0x01;
          return s;
        }},
-      {"flip random bytes", [&](std::string s) {
+      {"flip random bytes",
+       [&](std::string s) {
          for (int i = 0; i < 16; ++i)
            s[gen() % s.size()] ^= char(1 + gen() % 255);
          return s;
        }},
-      {"flip the last byte", [&](std::string s) {
+      {"flip the last byte",
+       [&](std::string s) {
          s.back() ^= 0x80;
          return s;
        }},
-      {"truncate to half", [&](std::string s) { return s.substr(0, s.size() / 2); }},
-      {"truncate by one byte", [&](std::string s) { return s.substr(0, s.size() - 1); }},
+      {"truncate to half",
+       [&](std::string s) { return s.substr(0, s.size() / 2); }},
+      {"truncate by one byte",
+       [&](std::string s) { return s.substr(0, s.size() - 1); }},
       {"truncate to 10 bytes", [&](std::string s) { return s.substr(0, 10); }},
       {"empty", [&](std::string) { return std::string(); }},
       {"append junk", [&](std::string s) { return s + "junk"; }},
@@ -224,8 +231,10 @@ TEST(CompileCache, ConcurrentCompilesLeaveOneValidEntry) {
     } else {
       static CpuRuntime *rt = new CpuRuntime();
       ASSERT_NE(rt->cpu, nullptr);
-      EXPECT_NO_THROW(rt->device().loadBundle(tmp.file("a.tsb")).kernel("gemm"));
-      EXPECT_NO_THROW(rt->device().loadBundle(tmp.file("b.tsb")).kernel("gemm"));
+      EXPECT_NO_THROW(
+          rt->device().loadBundle(tmp.file("a.tsb")).kernel("gemm"));
+      EXPECT_NO_THROW(
+          rt->device().loadBundle(tmp.file("b.tsb")).kernel("gemm"));
     }
     // The entry both left is valid: the next compile hits it.
     std::string log;
@@ -238,9 +247,10 @@ TEST(CompileCache, ConcurrentCompilesLeaveOneValidEntry) {
 TEST(CompileCache, NoCacheFlagWritesNothing) {
   TempDir tmp;
   std::string cache = tmp.file("cache");
-  CommandResult r = runCommand("TESSERA_CACHE_DIR='" + cache + "' '" TESSERA_TOOL
-                               "' compile '" + examplePath("elementwise_add") +
-                               "' --no-cache --time -o '" + tmp.file("a.tsb") + "'");
+  CommandResult r = runCommand(
+      "TESSERA_CACHE_DIR='" + cache + "' '" TESSERA_TOOL "' compile '" +
+      examplePath("elementwise_add") + "' --no-cache --time -o '" +
+      tmp.file("a.tsb") + "'");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("cache: off"), std::string::npos) << r.output;
   for (const std::string &n : listDir(cache))
@@ -254,8 +264,8 @@ CommandResult tessera(const std::string &args, const std::string &cacheDir,
                       const std::string &compilerLibrary) {
   return runCommand("TESSERA_CACHE_DIR='" + cacheDir +
                     "' TESSERA_PLUGIN_PATH='" TESSERA_PLUGIN_DIR
-                    "' TESSERA_COMPILER_LIBRARY='" + compilerLibrary + "' '" +
-                    TESSERA_TOOL "' " + args);
+                    "' TESSERA_COMPILER_LIBRARY='" +
+                    compilerLibrary + "' '" + TESSERA_TOOL "' " + args);
 }
 
 TEST(CompileCache, ToolKeyNamesTheEntryTheCompilerStored) {
@@ -278,9 +288,9 @@ TEST(CompileCache, CachedCompileNeedsNoCompilerLibrary) {
   std::string src = "'" + examplePath("elementwise_add") + "'";
   ASSERT_EQ(compileNow("elementwise_add", tmp.file("a.tsb"), cache, log), 0)
       << log;
-  CommandResult hit = tessera("compile " + src + " --time -o '" +
-                                  tmp.file("b.tsb") + "'",
-                              cache, missing);
+  CommandResult hit =
+      tessera("compile " + src + " --time -o '" + tmp.file("b.tsb") + "'",
+              cache, missing);
   ASSERT_EQ(hit.exitCode, 0) << hit.output;
   EXPECT_NE(hit.output.find("cache: hit"), std::string::npos) << hit.output;
   EXPECT_EQ(readFile(tmp.file("a.tsb")), readFile(tmp.file("b.tsb")));
@@ -307,14 +317,16 @@ TEST(CompileCache, RunInfoAndPluginsNeedNoCompilerLibrary) {
   ASSERT_EQ(compileNow("elementwise_add", tmp.file("a.tsb"), cache, log), 0)
       << log;
   std::string bundle = "'" + tmp.file("a.tsb") + "'";
-  CommandResult run = tessera("run " + bundle + " --shape N=1000", cache, missing);
+  CommandResult run =
+      tessera("run " + bundle + " --shape N=1000", cache, missing);
   ASSERT_EQ(run.exitCode, 0) << run.output;
   EXPECT_NE(run.output.find("check: skipped (no compiler library for the "
                             "reference)"),
             std::string::npos)
       << run.output;
   // With the compiler library beside the tool, the reference runs.
-  CommandResult checked = tessera("run " + bundle + " --shape N=1000", cache, "");
+  CommandResult checked =
+      tessera("run " + bundle + " --shape N=1000", cache, "");
   ASSERT_EQ(checked.exitCode, 0) << checked.output;
   EXPECT_NE(checked.output.find("check: passed (reference: tile interpreter)"),
             std::string::npos)

@@ -45,10 +45,10 @@ public:
     if (source.empty())
       source = examplePath(name);
     std::string out = dir().file(name + ".tsb");
-    CommandResult r = runCommand(std::string("TESSERA_PLUGIN_PATH='") +
-                                 TESSERA_PLUGIN_DIR + "' '" TESSERA_TOOL
-                                 "' compile '" + source +
-                                 "' --no-cache -o '" + out + "'");
+    CommandResult r =
+        runCommand(std::string("TESSERA_PLUGIN_PATH='") + TESSERA_PLUGIN_DIR +
+                   "' '" TESSERA_TOOL "' compile '" + source +
+                   "' --no-cache -o '" + out + "'");
     compileLog_ = r.output;
     if (r.exitCode != 0)
       return;
@@ -91,7 +91,8 @@ std::mt19937_64 &rng() {
   return gen;
 }
 
-template <typename T> std::vector<T> randomVector(size_t n, double lo, double hi) {
+template <typename T>
+std::vector<T> randomVector(size_t n, double lo, double hi) {
   std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<T> v(n);
   for (T &x : v)
@@ -108,8 +109,7 @@ template <typename T> std::vector<double> toDouble(const std::vector<T> &v) {
 }
 
 /// A device buffer holding a host vector.
-template <typename T>
-tessera::Buffer upload(const std::vector<T> &host) {
+template <typename T> tessera::Buffer upload(const std::vector<T> &host) {
   tessera::Buffer b = Example::rt().device().alloc(host.size() * sizeof(T));
   if (!host.empty())
     b.write(host.data(), host.size() * sizeof(T));
@@ -121,7 +121,8 @@ template <typename T> tessera::Buffer poisoned(size_t n) {
   return upload(std::vector<T>(n, static_cast<T>(NAN)));
 }
 
-template <typename T> std::vector<T> download(const tessera::Buffer &b, size_t n) {
+template <typename T>
+std::vector<T> download(const tessera::Buffer &b, size_t n) {
   std::vector<T> host(n);
   if (n)
     b.read(host.data(), n * sizeof(T));
@@ -135,12 +136,11 @@ template <typename T> std::vector<T> download(const tessera::Buffer &b, size_t n
 struct GemmShape {
   int64_t m, n, k;
 };
-const GemmShape kGemmShapes[] = {{1000, 1000, 1000}, {1, 1, 1},   {17, 17, 17},
-                                 {17, 1000, 33},     {1000, 17, 5}, {33, 65, 129},
-                                 {128, 128, 32}};
+const GemmShape kGemmShapes[] = {
+    {1000, 1000, 1000}, {1, 1, 1},     {17, 17, 17},  {17, 1000, 33},
+    {1000, 17, 5},      {33, 65, 129}, {128, 128, 32}};
 
-template <typename T>
-void runGemm(Example &ex, bool relu, double tolerance) {
+template <typename T> void runGemm(Example &ex, bool relu, double tolerance) {
   for (const GemmShape &s : kGemmShapes) {
     SCOPED_TRACE("M=" + std::to_string(s.m) + " N=" + std::to_string(s.n) +
                  " K=" + std::to_string(s.k));
@@ -185,7 +185,8 @@ TEST(CpuExamples, GemmF32) {
 /// 1e-5: the bf16 inputs are exact in f32, so only f32 accumulation error.
 TEST(CpuExamples, GemmTransposeABf16) {
   ASSERT_NE(Example::rt().cpu, nullptr);
-  Example &ex = example("gemm_at_bf16", TESSERA_E2E_INPUTS "/gemm_at_bf16.mlir");
+  Example &ex =
+      example("gemm_at_bf16", TESSERA_E2E_INPUTS "/gemm_at_bf16.mlir");
   ASSERT_TRUE(ex.ok()) << ex.log();
   auto toBf16 = [](float f) {
     uint32_t u;
@@ -209,7 +210,8 @@ TEST(CpuExamples, GemmTransposeABf16) {
       a[i] = toBf16(ar[i]);
     for (size_t i = 0; i < b.size(); ++i)
       b[i] = toBf16(br[i]);
-    tessera::Buffer A = upload(a), B = upload(b), C = poisoned<float>(s.m * s.n);
+    tessera::Buffer A = upload(a), B = upload(b),
+                    C = poisoned<float>(s.m * s.n);
     ex.kernel().launch({A.tensor(TESSERA_DTYPE_BF16, {s.k, s.m}),
                         B.tensor(TESSERA_DTYPE_BF16, {s.k, s.n}),
                         C.tensor(TESSERA_DTYPE_F32, {s.m, s.n})});
@@ -282,10 +284,9 @@ TEST(CpuExamples, RmsNorm) {
     std::vector<float> x = randomVector<float>(m * n, -3, 3);
     std::vector<float> w = randomVector<float>(n, 0.5, 1.5);
     tessera::Buffer X = upload(x), W = upload(w), Y = poisoned<float>(m * n);
-    ex.kernel().launch({X.tensor(TESSERA_DTYPE_F32, {m, n}),
-                        W.tensor(TESSERA_DTYPE_F32, {n}),
-                        Y.tensor(TESSERA_DTYPE_F32, {m, n}),
-                        tessera_arg_f32(eps)});
+    ex.kernel().launch(
+        {X.tensor(TESSERA_DTYPE_F32, {m, n}), W.tensor(TESSERA_DTYPE_F32, {n}),
+         Y.tensor(TESSERA_DTYPE_F32, {m, n}), tessera_arg_f32(eps)});
     std::vector<double> ref(m * n);
     for (int64_t r = 0; r < m; ++r) {
       double ss = 0;
@@ -317,9 +318,9 @@ TEST(CpuExamples, FlashAttentionFwd) {
                               {1, 2, 65, true}};
   const float smScale = 1.0f / std::sqrt(float(D));
   for (const AttnShape &s : shapes) {
-    SCOPED_TRACE("B=" + std::to_string(s.batch) + " H=" +
-                 std::to_string(s.heads) + " S=" + std::to_string(s.seq) +
-                 (s.causal ? " causal" : " full"));
+    SCOPED_TRACE(
+        "B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
+        " S=" + std::to_string(s.seq) + (s.causal ? " causal" : " full"));
     size_t count = s.batch * s.heads * s.seq * D;
     // Scores Q.K * sm_scale of order 1..3: the softmax is neither flat nor
     // one-hot.
@@ -329,12 +330,11 @@ TEST(CpuExamples, FlashAttentionFwd) {
     tessera::Buffer Q = upload(q), K = upload(k), V = upload(v),
                     O = poisoned<half>(count);
     std::vector<int64_t> dims = {s.batch, s.heads, s.seq, D};
-    ex.kernel().launch({Q.tensor(TESSERA_DTYPE_F16, dims),
-                        K.tensor(TESSERA_DTYPE_F16, dims),
-                        V.tensor(TESSERA_DTYPE_F16, dims),
-                        O.tensor(TESSERA_DTYPE_F16, dims),
-                        tessera_arg_i64(TESSERA_DTYPE_I32, s.causal ? 1 : 0),
-                        tessera_arg_f32(smScale)});
+    ex.kernel().launch(
+        {Q.tensor(TESSERA_DTYPE_F16, dims), K.tensor(TESSERA_DTYPE_F16, dims),
+         V.tensor(TESSERA_DTYPE_F16, dims), O.tensor(TESSERA_DTYPE_F16, dims),
+         tessera_arg_i64(TESSERA_DTYPE_I32, s.causal ? 1 : 0),
+         tessera_arg_f32(smScale)});
     std::vector<double> ref(count), scores(s.seq);
     std::vector<double> qd = toDouble(q), kd = toDouble(k), vd = toDouble(v);
     for (int64_t bh = 0; bh < s.batch * s.heads; ++bh) {
@@ -437,14 +437,14 @@ TEST(CpuExamples, BadLaunchesFailWithPreciseErrors) {
   std::vector<int64_t> dims = {1, 1, 4, 128};
   tessera::Buffer Q = upload(randomVector<half>(4 * 128, -1, 1));
   tessera::Buffer O = poisoned<half>(4 * 128);
-  EXPECT_EQ(launchError(fa.kernel(), {Q.tensor(TESSERA_DTYPE_F16, dims),
-                                      Q.tensor(TESSERA_DTYPE_F16, dims),
-                                      Q.tensor(TESSERA_DTYPE_F16, dims),
-                                      O.tensor(TESSERA_DTYPE_F16, dims),
-                                      tessera_arg_f32(1.0f),
-                                      tessera_arg_f32(0.1f)}),
-            "kernel 'flash_attention_fwd': argument 'causal' must be i32, "
-            "got f32");
+  EXPECT_EQ(
+      launchError(fa.kernel(), {Q.tensor(TESSERA_DTYPE_F16, dims),
+                                Q.tensor(TESSERA_DTYPE_F16, dims),
+                                Q.tensor(TESSERA_DTYPE_F16, dims),
+                                O.tensor(TESSERA_DTYPE_F16, dims),
+                                tessera_arg_f32(1.0f), tessera_arg_f32(0.1f)}),
+      "kernel 'flash_attention_fwd': argument 'causal' must be i32, "
+      "got f32");
   EXPECT_EQ(launchError(fa.kernel(), {Q.tensor(TESSERA_DTYPE_F16, dims),
                                       Q.tensor(TESSERA_DTYPE_F16, dims),
                                       Q.tensor(TESSERA_DTYPE_F16, dims),

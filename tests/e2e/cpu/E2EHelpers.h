@@ -29,8 +29,8 @@ class TempDir {
 public:
   TempDir() {
     const char *base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") +
-                       "/tessera-e2e-XXXXXX";
+    std::string tmpl =
+        std::string(base && *base ? base : "/tmp") + "/tessera-e2e-XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     if (mkdtemp(buf.data()))
@@ -50,7 +50,7 @@ private:
 };
 
 struct CommandResult {
-  int exitCode = -1; // -1: did not exit normally (signal)
+  int exitCode = -1;  // -1: did not exit normally (signal)
   std::string output; // stdout and stderr together
 };
 

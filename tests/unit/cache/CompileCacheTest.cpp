@@ -1,4 +1,5 @@
-//===- CompileCacheTest.cpp - the cache and its key, without LLVM ----------===//
+//===- CompileCacheTest.cpp - the cache and its key, without LLVM
+//----------===//
 
 #include "CompileCache.h"
 #include "CompileKey.h"
@@ -91,8 +92,9 @@ TEST(CompileKey, EveryInputChangesTheKey) {
   EXPECT_EQ(base, compileCacheKey("src", 3, host, none));
   EXPECT_NE(base, compileCacheKey("src2", 3, host, none));
   EXPECT_NE(base, compileCacheKey("src", 2, host, none));
-  EXPECT_NE(base, compileCacheKey(
-                      "src", 3, {{"x86_64-unknown-linux-gnu", "znver4"}}, none));
+  EXPECT_NE(base,
+            compileCacheKey("src", 3, {{"x86_64-unknown-linux-gnu", "znver4"}},
+                            none));
 }
 
 TEST(CompileKey, SplitsTargetSpecs) {

@@ -1,4 +1,5 @@
-//===- KeyAgreementTest.cpp - the tool's key is the compiler's key ---------===//
+//===- KeyAgreementTest.cpp - the tool's key is the compiler's key
+//---------===//
 //
 // The `tessera` tool answers cached compiles without LLVM, so it must compute
 // the very key, host triple and LLVM version that libtessera_compiler uses.
@@ -40,8 +41,8 @@ TEST(KeyAgreement, ToolKeyEqualsCompileBundleKey) {
   ASSERT_TRUE(mkdtemp(tmpl));
   std::string dir = tmpl;
   CompilerPluginIndex index({TESSERA_PLUGIN_DIR});
-  ASSERT_NE(index.find(hostTriple()), nullptr) << "no CPU compiler plugin in "
-                                               << TESSERA_PLUGIN_DIR;
+  ASSERT_NE(index.find(hostTriple()), nullptr)
+      << "no CPU compiler plugin in " << TESSERA_PLUGIN_DIR;
   struct Case {
     std::vector<std::string> targets;
     unsigned opt;
@@ -68,8 +69,8 @@ TEST(KeyAgreement, ToolKeyEqualsCompileBundleKey) {
     request.targets = c.targets;
     request.options.optLevel = c.opt;
     BundleResult result;
-    ASSERT_TRUE(mlir::succeeded(
-        compileBundle(request, ctx, plugins, cache, result)));
+    ASSERT_TRUE(
+        mlir::succeeded(compileBundle(request, ctx, plugins, cache, result)));
     EXPECT_EQ(result.key, toolKey);
     EXPECT_EQ(result.cacheState, "miss");
     std::string payload;

@@ -1,4 +1,5 @@
-//===- Sha256Test.cpp - SHA-256 against the FIPS 180-4 test vectors --------===//
+//===- Sha256Test.cpp - SHA-256 against the FIPS 180-4 test vectors
+//--------===//
 
 #include "Sha256.h"
 

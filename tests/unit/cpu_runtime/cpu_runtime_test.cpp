@@ -33,8 +33,8 @@ std::vector<char> readFile(const std::string &path) {
 
 const tessera_runtime_plugin *loadPlugin() {
   static const tessera_runtime_plugin *plugin = [] {
-    std::string path = exeDir() + "/" TESSERA_TEST_PLUGIN_DIR
-                                  "/libtessera_cpu_runtime.so";
+    std::string path =
+        exeDir() + "/" TESSERA_TEST_PLUGIN_DIR "/libtessera_cpu_runtime.so";
     void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       ADD_FAILURE() << "dlopen " << path << ": " << dlerror();
@@ -71,16 +71,15 @@ protected:
 
   tessera_device_ptr alloc(uint64_t bytes) {
     tessera_device_ptr p = 0;
-    EXPECT_EQ(P->mem_alloc(dev, bytes, &p, err, sizeof(err)),
-              TESSERA_PLUGIN_OK)
+    EXPECT_EQ(P->mem_alloc(dev, bytes, &p, err, sizeof(err)), TESSERA_PLUGIN_OK)
         << err;
     return p;
   }
   tessera_plugin_module load() {
     tessera_plugin_module m = nullptr;
-    EXPECT_EQ(P->module_load(dev, image.data(), image.size(), &m, err,
-                             sizeof(err)),
-              TESSERA_PLUGIN_OK)
+    EXPECT_EQ(
+        P->module_load(dev, image.data(), image.size(), &m, err, sizeof(err)),
+        TESSERA_PLUGIN_OK)
         << err;
     return m;
   }
@@ -222,8 +221,8 @@ TEST_F(CpuRuntime, GemmWithOddGrid) {
 TEST_F(CpuRuntime, EveryBlockRunsOnce) {
   tessera_plugin_module m = load();
   tessera_plugin_kernel k = kernel(m, "tessera_kernel_count_blocks");
-  const uint32_t grids[][3] = {{1, 1, 1}, {7, 5, 3}, {1001, 1, 1},
-                               {1, 13, 11}, {3, 1, 97}};
+  const uint32_t grids[][3] = {
+      {1, 1, 1}, {7, 5, 3}, {1001, 1, 1}, {1, 13, 11}, {3, 1, 97}};
   for (const auto &g : grids) {
     uint64_t n = uint64_t(g[0]) * g[1] * g[2];
     tessera_device_ptr counts = alloc(n * 4);
@@ -233,11 +232,10 @@ TEST_F(CpuRuntime, EveryBlockRunsOnce) {
               TESSERA_PLUGIN_OK)
         << err;
     std::vector<uint32_t> host(n);
-    P->copy_to_host(dev, nullptr, host.data(), counts, n * 4, err,
-                    sizeof(err));
+    P->copy_to_host(dev, nullptr, host.data(), counts, n * 4, err, sizeof(err));
     for (uint64_t i = 0; i < n; ++i)
-      ASSERT_EQ(host[i], 1u) << "block " << i << " of " << g[0] << "x" << g[1]
-                             << "x" << g[2];
+      ASSERT_EQ(host[i], 1u)
+          << "block " << i << " of " << g[0] << "x" << g[1] << "x" << g[2];
     P->mem_free(dev, counts);
   }
   P->module_unload(m);
@@ -317,16 +315,15 @@ TEST_F(CpuRuntime, TwoStreamsLaunchAtOnce) {
   }
   for (int rep = 0; rep < 20; ++rep)
     for (int i = 0; i < 2; ++i) {
-      ASSERT_EQ(launch(gemm, s[i], {dA, M, K, dB, K, N, dC[i], M, N,
-                                    f32Slot(2.0f)},
+      ASSERT_EQ(launch(gemm, s[i],
+                       {dA, M, K, dB, K, N, dC[i], M, N, f32Slot(2.0f)},
                        uint32_t(N / 8), uint32_t(M / 8)),
                 TESSERA_PLUGIN_OK);
       P->copy_to_host(dev, s[i], C[i].data(), dC[i], M * N * 4, err,
                       sizeof(err));
     }
   for (int i = 0; i < 2; ++i) {
-    ASSERT_EQ(P->stream_synchronize(s[i], err, sizeof(err)),
-              TESSERA_PLUGIN_OK);
+    ASSERT_EQ(P->stream_synchronize(s[i], err, sizeof(err)), TESSERA_PLUGIN_OK);
     for (uint64_t j = 0; j < M * N; ++j)
       ASSERT_NEAR(C[i][j], ref[j], 1e-4f * (1 + std::fabs(ref[j])));
     P->stream_destroy(s[i]);

@@ -30,8 +30,7 @@ float f32(uint64_t slot) {
 
 // c[i] = a[i] + b[i]; slots: a(ptr, n) b(ptr, n) c(ptr, n); kAddBlock
 // elements per block.
-KERNEL tessera_kernel_add(const uint64_t *slots, int64_t bx, int64_t,
-                          int64_t) {
+KERNEL tessera_kernel_add(const uint64_t *slots, int64_t bx, int64_t, int64_t) {
   const float *a = ptr<const float>(slots, 0);
   const float *b = ptr<const float>(slots, 2);
   float *c = ptr<float>(slots, 4);

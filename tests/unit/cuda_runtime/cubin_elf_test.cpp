@@ -35,8 +35,8 @@ TEST(CubinElf, TensorMapDescriptorsFromTheSymbolTable) {
   std::vector<unsigned char> cubin = testCubin();
   ASSERT_GT(cubin.size(), 64u);
   std::set<std::string> names;
-  ASSERT_TRUE(cubinDefinedSymbols(cubin.data(), cubin.size(), "tessera_tma_",
-                                  names));
+  ASSERT_TRUE(
+      cubinDefinedSymbols(cubin.data(), cubin.size(), "tessera_tma_", names));
   EXPECT_EQ(names, std::set<std::string>{"tessera_tma_no_such_kernel"});
   EXPECT_EQ(names.count("tessera_tma_tessera_kernel_vadd"), 0u);
 

@@ -37,8 +37,8 @@ std::vector<char> readFile(const std::string &path) {
 
 void *pluginLibrary() {
   static void *lib = [] {
-    std::string path = exeDir() + "/" TESSERA_TEST_PLUGIN_DIR
-                                  "/libtessera_cuda_runtime.so";
+    std::string path =
+        exeDir() + "/" TESSERA_TEST_PLUGIN_DIR "/libtessera_cuda_runtime.so";
     void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle)
       ADD_FAILURE() << "dlopen " << path << ": " << dlerror();
@@ -92,8 +92,8 @@ TEST(CudaRuntimeUnavailable, MissingLibcudaIsReportedNotFatal) {
   ScopedLibcuda scoped("/nonexistent/libcuda.so.1");
   char err[512] = {};
   ASSERT_EQ(P->initialize(err, sizeof(err)), TESSERA_PLUGIN_ERROR_UNAVAILABLE);
-  EXPECT_TRUE(startsWith(
-      err, "libcuda not found (dlopen /nonexistent/libcuda.so.1: "))
+  EXPECT_TRUE(
+      startsWith(err, "libcuda not found (dlopen /nonexistent/libcuda.so.1: "))
       << err;
   std::printf("unavailable: %s\n", err);
   // A second initialize reports the first result again.
@@ -212,8 +212,7 @@ protected:
 
   tessera_device_ptr alloc(uint64_t bytes) {
     tessera_device_ptr p = 0;
-    EXPECT_EQ(P->mem_alloc(dev, bytes, &p, err, sizeof(err)),
-              TESSERA_PLUGIN_OK)
+    EXPECT_EQ(P->mem_alloc(dev, bytes, &p, err, sizeof(err)), TESSERA_PLUGIN_OK)
         << err;
     return p;
   }
@@ -221,9 +220,9 @@ protected:
     std::vector<char> image = readFile(exeDir() + "/" + file);
     EXPECT_FALSE(image.empty()) << file << " not found next to the test";
     tessera_plugin_module m = nullptr;
-    EXPECT_EQ(P->module_load(dev, image.data(), image.size(), &m, err,
-                             sizeof(err)),
-              TESSERA_PLUGIN_OK)
+    EXPECT_EQ(
+        P->module_load(dev, image.data(), image.size(), &m, err, sizeof(err)),
+        TESSERA_PLUGIN_OK)
         << err;
     return m;
   }
@@ -255,22 +254,22 @@ protected:
     const uint64_t n = 1000003, bytes = n * 4; // 3907 blocks, last partial
     std::vector<float> a = randomVector(n, 1), b = randomVector(n, 2), c(n);
     tessera_device_ptr da = alloc(bytes), db = alloc(bytes), dc = alloc(bytes);
-    ASSERT_EQ(P->copy_to_device(dev, nullptr, da, a.data(), bytes, err,
-                                sizeof(err)),
-              TESSERA_PLUGIN_OK)
+    ASSERT_EQ(
+        P->copy_to_device(dev, nullptr, da, a.data(), bytes, err, sizeof(err)),
+        TESSERA_PLUGIN_OK)
         << err;
-    ASSERT_EQ(P->copy_to_device(dev, nullptr, db, b.data(), bytes, err,
-                                sizeof(err)),
-              TESSERA_PLUGIN_OK);
+    ASSERT_EQ(
+        P->copy_to_device(dev, nullptr, db, b.data(), bytes, err, sizeof(err)),
+        TESSERA_PLUGIN_OK);
     ASSERT_EQ(P->mem_set(dev, nullptr, dc, 0xff, bytes, err, sizeof(err)),
               TESSERA_PLUGIN_OK);
     ASSERT_EQ(launch(k, nullptr, {da, n, db, n, dc, n, f32Slot(0.5f)},
                      uint32_t((n + 255) / 256), 256),
               TESSERA_PLUGIN_OK)
         << err;
-    ASSERT_EQ(P->copy_to_host(dev, nullptr, c.data(), dc, bytes, err,
-                              sizeof(err)),
-              TESSERA_PLUGIN_OK)
+    ASSERT_EQ(
+        P->copy_to_host(dev, nullptr, c.data(), dc, bytes, err, sizeof(err)),
+        TESSERA_PLUGIN_OK)
         << err;
     for (uint64_t i = 0; i < n; ++i)
       ASSERT_NEAR(c[i], a[i] + 0.5f * b[i], 1e-6f) << "at " << i;
@@ -330,14 +329,14 @@ TEST_F(CudaRuntimeGpu, DynamicSharedMemoryAbove48KiB) {
     int32_t chunk = int32_t(shared / 4);
     uint32_t blocks = uint32_t((n + chunk - 1) / chunk);
     ASSERT_EQ(P->event_record(e0, s, err, sizeof(err)), TESSERA_PLUGIN_OK);
-    ASSERT_EQ(launch(k, s, {din, n, dout, n, uint64_t(uint32_t(chunk))},
-                     blocks, 256, shared),
+    ASSERT_EQ(launch(k, s, {din, n, dout, n, uint64_t(uint32_t(chunk))}, blocks,
+                     256, shared),
               TESSERA_PLUGIN_OK)
         << err;
     ASSERT_EQ(P->event_record(e1, s, err, sizeof(err)), TESSERA_PLUGIN_OK);
-    ASSERT_EQ(P->copy_to_host(dev, s, out.data(), dout, bytes, err,
-                              sizeof(err)),
-              TESSERA_PLUGIN_OK);
+    ASSERT_EQ(
+        P->copy_to_host(dev, s, out.data(), dout, bytes, err, sizeof(err)),
+        TESSERA_PLUGIN_OK);
     ASSERT_EQ(P->stream_synchronize(s, err, sizeof(err)), TESSERA_PLUGIN_OK)
         << err;
     for (uint64_t i = 0; i < n; ++i) {
@@ -377,9 +376,9 @@ TEST_F(CudaRuntimeGpu, BadImagesAndUnknownKernels) {
   // PTX that fails to JIT: the error carries the driver's name and JIT log.
   const std::string badPtx = ".version 7.0\n.target sm_80\n.address_size 64\n"
                              ".visible .entry broken() { bogus.instr; }\n";
-  EXPECT_EQ(P->module_load(dev, badPtx.data(), badPtx.size(), &m, err,
-                           sizeof(err)),
-            TESSERA_PLUGIN_ERROR_BAD_IMAGE);
+  EXPECT_EQ(
+      P->module_load(dev, badPtx.data(), badPtx.size(), &m, err, sizeof(err)),
+      TESSERA_PLUGIN_ERROR_BAD_IMAGE);
   EXPECT_NE(std::string(err).find("cuModuleLoadDataEx failed: CUDA_ERROR_"),
             std::string::npos)
       << err;
@@ -429,19 +428,20 @@ TEST_F(CudaRuntimeGpu, EncodeTensorMap) {
   ASSERT_NE(encode, nullptr);
   const uint64_t rows = 256, cols = 256;
   tessera_device_ptr buf = alloc(rows * cols * 4);
-  unsigned char map[TESSERA_CUDA_TENSOR_MAP_BYTES + 1]; // deliberately unaligned
+  unsigned char
+      map[TESSERA_CUDA_TENSOR_MAP_BYTES + 1]; // deliberately unaligned
   uint64_t dims[2] = {cols, rows}, strides[1] = {cols * 4};
   uint32_t box[2] = {32, 64}, elementStrides[2] = {1, 1};
-  int code = encode(map + 1, /*FLOAT32*/ 7, 2, buf, dims, strides, box,
-                    elementStrides, 0, /*SWIZZLE_128B*/ 3, 0, 0, err,
-                    sizeof(err));
+  int code =
+      encode(map + 1, /*FLOAT32*/ 7, 2, buf, dims, strides, box, elementStrides,
+             0, /*SWIZZLE_128B*/ 3, 0, 0, err, sizeof(err));
   if (code == TESSERA_PLUGIN_ERROR_UNAVAILABLE)
     GTEST_SKIP() << err;
   EXPECT_EQ(code, TESSERA_PLUGIN_OK) << err;
   // A box wider than 256 elements is rejected by the driver.
   uint32_t badBox[2] = {512, 64};
-  EXPECT_EQ(encode(map + 1, 7, 2, buf, dims, strides, badBox, elementStrides,
-                   0, 0, 0, 0, err, sizeof(err)),
+  EXPECT_EQ(encode(map + 1, 7, 2, buf, dims, strides, badBox, elementStrides, 0,
+                   0, 0, 0, err, sizeof(err)),
             TESSERA_PLUGIN_ERROR_INVALID);
   EXPECT_NE(std::string(err).find("cuTensorMapEncodeTiled failed"),
             std::string::npos)

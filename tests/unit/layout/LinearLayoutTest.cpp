@@ -66,9 +66,9 @@ std::vector<LinearLayout> allSmallLayouts() {
     for (int b = 0; b < 8; ++b)
       for (int c = 0; c < 8; ++c) {
         auto bv = [](int v) { return LinearLayout::Basis{v & 1, v >> 1}; };
-        r.emplace_back(
-            LinearLayout::Bases{{"register", {bv(a)}}, {"lane", {bv(b), bv(c)}}},
-            NamedInts{{"dim0", 2}, {"dim1", 4}});
+        r.emplace_back(LinearLayout::Bases{{"register", {bv(a)}},
+                                           {"lane", {bv(b), bv(c)}}},
+                       NamedInts{{"dim0", 2}, {"dim1", 4}});
       }
   return r;
 }
@@ -80,7 +80,8 @@ TEST(LinearLayout, ExhaustiveSmallInversion) {
     std::vector<int> hits(8, 0);
     for (auto v : t)
       ++hits[v];
-    bool bij = std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; });
+    bool bij =
+        std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; });
     ASSERT_EQ(l.isInvertible(), bij) << l;
     ASSERT_EQ(l.isInjective(), bij) << l; // square: injective == bijective
     ASSERT_EQ(l.isSurjective(), bij) << l;
@@ -110,7 +111,8 @@ TEST(LinearLayout, ExhaustiveSmallCompose) {
   // Outer layouts read (dim0, dim1) and write (x:4, y:2).
   std::mt19937 rng(7);
   for (int k = 0; k < 64; ++k) {
-    auto outer = randomLayout(rng, {{"dim0", 2}, {"dim1", 4}}, {{"x", 4}, {"y", 2}});
+    auto outer =
+        randomLayout(rng, {{"dim0", 2}, {"dim1", 4}}, {{"x", 4}, {"y", 2}});
     auto to = table(outer);
     for (auto &l : all) {
       auto c = l.compose(outer);
@@ -170,8 +172,8 @@ TEST(LinearLayout, PseudoInverseOfSurjective) {
   }
   EXPECT_GT(found, 20);
   // Preference: registers before lanes when both reach an element.
-  auto bcast = LinearLayout({{"register", {{1}}}, {"lane", {{1}, {2}}}},
-                            {{"dim0", 4}});
+  auto bcast =
+      LinearLayout({{"register", {{1}}}, {"lane", {{1}, {2}}}}, {{"dim0", 4}});
   auto p = bcast.pseudoinvert();
   EXPECT_EQ(coord(p.apply({{"dim0", 1}}), "register"), 1);
   EXPECT_EQ(coord(p.apply({{"dim0", 1}}), "lane"), 0);
@@ -183,7 +185,8 @@ TEST(LinearLayout, InvertAndCompose) {
   for (int trial = 0; trial < 200; ++trial) {
     auto a = randomLayout(rng, {{"register", 4}, {"lane", 8}, {"warp", 2}},
                           {{"dim0", 8}, {"dim1", 8}});
-    auto b = randomLayout(rng, {{"register", 8}, {"lane", 8}}, {{"dim0", 8}, {"dim1", 8}});
+    auto b = randomLayout(rng, {{"register", 8}, {"lane", 8}},
+                          {{"dim0", 8}, {"dim1", 8}});
     if (!b.isSurjective())
       continue;
     ++checked;
@@ -203,11 +206,15 @@ TEST(LinearLayout, InvertAndCompose) {
 TEST(LinearLayout, ProductMatchesBruteForce) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 40; ++trial) {
-    auto a = randomLayout(rng, {{"register", 2}, {"lane", 4}}, {{"dim0", 4}, {"dim1", 2}});
-    auto b = randomLayout(rng, {{"lane", 2}, {"warp", 4}}, {{"dim1", 4}, {"dim2", 2}});
+    auto a = randomLayout(rng, {{"register", 2}, {"lane", 4}},
+                          {{"dim0", 4}, {"dim1", 2}});
+    auto b = randomLayout(rng, {{"lane", 2}, {"warp", 4}},
+                          {{"dim1", 4}, {"dim2", 2}});
     auto p = a * b;
-    EXPECT_EQ(p.getInDimNames(), (std::vector<std::string>{"register", "lane", "warp"}));
-    EXPECT_EQ(p.getOutDims(), (NamedInts{{"dim0", 4}, {"dim1", 8}, {"dim2", 2}}));
+    EXPECT_EQ(p.getInDimNames(),
+              (std::vector<std::string>{"register", "lane", "warp"}));
+    EXPECT_EQ(p.getOutDims(),
+              (NamedInts{{"dim0", 4}, {"dim1", 8}, {"dim2", 2}}));
     for (int r = 0; r < 2; ++r)
       for (int l = 0; l < 8; ++l)
         for (int w = 0; w < 4; ++w) {
@@ -215,7 +222,8 @@ TEST(LinearLayout, ProductMatchesBruteForce) {
           auto ob = b.apply({{"lane", l / 4}, {"warp", w}});
           auto op = p.apply({{"register", r}, {"lane", l}, {"warp", w}});
           ASSERT_EQ(coord(op, "dim0"), coord(oa, "dim0"));
-          ASSERT_EQ(coord(op, "dim1"), coord(oa, "dim1") ^ (coord(ob, "dim1") * 2));
+          ASSERT_EQ(coord(op, "dim1"),
+                    coord(oa, "dim1") ^ (coord(ob, "dim1") * 2));
           ASSERT_EQ(coord(op, "dim2"), coord(ob, "dim2"));
         }
     // Division undoes the product.
@@ -230,7 +238,8 @@ TEST(LinearLayout, ProductMatchesBruteForce) {
 }
 
 TEST(LinearLayout, DivisionFailsWhenNotAFactor) {
-  auto l = LinearLayout({{"register", {{0, 1}, {1, 0}}}}, {{"dim0", 2}, {"dim1", 2}});
+  auto l = LinearLayout({{"register", {{0, 1}, {1, 0}}}},
+                        {{"dim0", 2}, {"dim1", 2}});
   auto rowFirst = LinearLayout::identity1D(2, "register", "dim0");
   EXPECT_FALSE(l.divideLeft(rowFirst).has_value());
   auto colFirst = LinearLayout::identity1D(2, "register", "dim1");
@@ -243,7 +252,8 @@ TEST(LinearLayout, DivisionFailsWhenNotAFactor) {
 
 TEST(LinearLayout, ReshapeAndTranspose) {
   std::mt19937 rng(3);
-  auto l = randomLayout(rng, {{"register", 8}, {"lane", 4}}, {{"dim0", 8}, {"dim1", 4}});
+  auto l = randomLayout(rng, {{"register", 8}, {"lane", 4}},
+                        {{"dim0", 8}, {"dim1", 4}});
   auto r = l.reshapeOuts({{"x", 2}, {"y", 16}});
   auto t = l.transposeOuts({"dim1", "dim0"});
   for (int64_t x = 0; x < 32; ++x) {
@@ -270,8 +280,10 @@ TEST(LinearLayout, SublayoutsAndFreeBits) {
   EXPECT_EQ(laneRows.getBasis("lane", 2, "dim0"), 1);
   EXPECT_EQ(laneRows.getBasis("lane", 0, "dim0"), 0);
   // Broadcast: 4 registers but two rows only -> register bit 1 is free.
-  auto b = LinearLayout({{"register", {{1}, {0}}}, {"lane", {{2}, {2}}}}, {{"dim0", 4}});
-  EXPECT_EQ(b.getFreeVariableMasks(), (NamedInts{{"register", 2}, {"lane", 0}}));
+  auto b = LinearLayout({{"register", {{1}, {0}}}, {"lane", {{2}, {2}}}},
+                        {{"dim0", 4}});
+  EXPECT_EQ(b.getFreeVariableMasks(),
+            (NamedInts{{"register", 2}, {"lane", 0}}));
   EXPECT_EQ(b.getRedundantMask("lane"), 2); // lane bit 1 duplicates lane bit 0
   EXPECT_EQ(b.getRedundantMask("register"), 2);
 }
@@ -308,7 +320,8 @@ TEST(LinearLayout, ConversionCost) {
   auto c1 = estimateConversionCost(l, regPerm);
   EXPECT_EQ(c1.kind, ConversionKind::RegisterPermute);
   auto lanePerm = swapBits(l, "lane", 0, "lane", 3);
-  EXPECT_EQ(estimateConversionCost(l, lanePerm).kind, ConversionKind::WarpShuffle);
+  EXPECT_EQ(estimateConversionCost(l, lanePerm).kind,
+            ConversionKind::WarpShuffle);
   auto regLane = swapBits(l, "register", 1, "lane", 4);
   auto c2 = estimateConversionCost(l, regLane);
   EXPECT_EQ(c2.kind, ConversionKind::WarpShuffle);
@@ -316,13 +329,17 @@ TEST(LinearLayout, ConversionCost) {
   auto c3 = estimateConversionCost(l, laneWarp);
   EXPECT_EQ(c3.kind, ConversionKind::SharedMemory);
   auto warpBlock = swapBits(withBlock, "warp", 0, "block", 0);
-  EXPECT_EQ(estimateConversionCost(withBlock, warpBlock).kind, ConversionKind::CrossBlock);
+  EXPECT_EQ(estimateConversionCost(withBlock, warpBlock).kind,
+            ConversionKind::CrossBlock);
   EXPECT_LT(c1.cost, c2.cost);
   EXPECT_LT(c2.cost, c3.cost);
   // Dropping a broadcast copy is free of communication.
-  auto src = LinearLayout({{"register", {{1}, {0}}}, {"lane", {{2}}}}, {{"dim0", 4}});
-  auto dst = LinearLayout({{"register", {{1}}}, {"lane", {{2}}}}, {{"dim0", 4}});
-  EXPECT_EQ(estimateConversionCost(src, dst).kind, ConversionKind::RegisterPermute);
+  auto src =
+      LinearLayout({{"register", {{1}, {0}}}, {"lane", {{2}}}}, {{"dim0", 4}});
+  auto dst =
+      LinearLayout({{"register", {{1}}}, {"lane", {{2}}}}, {{"dim0", 4}});
+  EXPECT_EQ(estimateConversionCost(src, dst).kind,
+            ConversionKind::RegisterPermute);
   // MMA accumulator to a row-wise blocked layout needs lanes to talk.
   auto mmaC = tileAtom(mmaM16N8K16(MmaOperand::C), {2, 2}, {32, 16});
   auto rows = blockedLayout({{1, 4}, {8, 4}, {2, 2}, {1, 0}, {32, 16}});

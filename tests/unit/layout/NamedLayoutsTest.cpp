@@ -1,9 +1,9 @@
 // Named layouts against the vendors' documented register maps. The reference
 // maps below are written from the ISA documents' formulas, not from the
 // construction code.
+#include "tessera/layout/NamedLayouts.h"
 #include "TestUtil.h"
 #include "tessera/layout/LayoutSpec.h"
-#include "tessera/layout/NamedLayouts.h"
 
 #include <functional>
 #include <gtest/gtest.h>
@@ -29,37 +29,42 @@ void expectMatches(const LinearLayout &l, int regs, int lanes, int warps,
       for (int r = 0; r < regs; ++r) {
         auto out = l.apply({{kRegister, r}, {kLane, ln}, {kWarp, w}});
         auto [row, col] = ref(r, ln, w);
-        ASSERT_EQ(out[0].second, row) << "reg " << r << " lane " << ln << " warp " << w;
-        ASSERT_EQ(out[1].second, col) << "reg " << r << " lane " << ln << " warp " << w;
+        ASSERT_EQ(out[0].second, row)
+            << "reg " << r << " lane " << ln << " warp " << w;
+        ASSERT_EQ(out[1].second, col)
+            << "reg " << r << " lane " << ln << " warp " << w;
       }
   EXPECT_TRUE(l.isSurjective());
 }
 
 // PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type".
 TEST(NamedLayouts, MmaM16N8K16A) {
-  expectMatches(mmaM16N8K16(MmaOperand::A), 8, 32, 1, 16, 16, [](int i, int lane, int) {
-    int groupID = lane >> 2, tig = lane % 4;
-    int row = (i < 2 || (i >= 4 && i < 6)) ? groupID : groupID + 8;
-    int col = i < 4 ? tig * 2 + (i & 1) : tig * 2 + (i & 1) + 8;
-    return std::make_pair(row, col);
-  });
+  expectMatches(
+      mmaM16N8K16(MmaOperand::A), 8, 32, 1, 16, 16, [](int i, int lane, int) {
+        int groupID = lane >> 2, tig = lane % 4;
+        int row = (i < 2 || (i >= 4 && i < 6)) ? groupID : groupID + 8;
+        int col = i < 4 ? tig * 2 + (i & 1) : tig * 2 + (i & 1) + 8;
+        return std::make_pair(row, col);
+      });
   EXPECT_TRUE(mmaM16N8K16(MmaOperand::A).isInvertible());
 }
 
 TEST(NamedLayouts, MmaM16N8K16B) {
-  expectMatches(mmaM16N8K16(MmaOperand::B), 4, 32, 1, 16, 8, [](int i, int lane, int) {
-    int groupID = lane >> 2, tig = lane % 4;
-    int row = i < 2 ? tig * 2 + (i & 1) : tig * 2 + (i & 1) + 8;
-    return std::make_pair(row, groupID);
-  });
+  expectMatches(mmaM16N8K16(MmaOperand::B), 4, 32, 1, 16, 8,
+                [](int i, int lane, int) {
+                  int groupID = lane >> 2, tig = lane % 4;
+                  int row = i < 2 ? tig * 2 + (i & 1) : tig * 2 + (i & 1) + 8;
+                  return std::make_pair(row, groupID);
+                });
 }
 
 TEST(NamedLayouts, MmaM16N8K16C) {
-  expectMatches(mmaM16N8K16(MmaOperand::C), 4, 32, 1, 16, 8, [](int i, int lane, int) {
-    int groupID = lane >> 2, tig = lane % 4;
-    int row = i < 2 ? groupID : groupID + 8;
-    return std::make_pair(row, tig * 2 + (i & 1));
-  });
+  expectMatches(mmaM16N8K16(MmaOperand::C), 4, 32, 1, 16, 8,
+                [](int i, int lane, int) {
+                  int groupID = lane >> 2, tig = lane % 4;
+                  int row = i < 2 ? groupID : groupID + 8;
+                  return std::make_pair(row, tig * 2 + (i & 1));
+                });
 }
 
 // PTX ISA, "wgmma .m64nNk16 register fragment layout for accumulator D":
@@ -67,12 +72,13 @@ TEST(NamedLayouts, MmaM16N8K16C) {
 TEST(NamedLayouts, WgmmaAccumulator) {
   for (int n = 8; n <= 256; n *= 2) {
     SCOPED_TRACE("N=" + std::to_string(n));
-    expectMatches(wgmmaM64K16Acc(n), n / 2, 32, 4, 64, n, [](int i, int lane, int w) {
-      int groupID = lane >> 2, tig = lane % 4;
-      int row = 16 * w + groupID + 8 * ((i % 4) / 2);
-      int col = 8 * (i / 4) + tig * 2 + (i & 1);
-      return std::make_pair(row, col);
-    });
+    expectMatches(wgmmaM64K16Acc(n), n / 2, 32, 4, 64, n,
+                  [](int i, int lane, int w) {
+                    int groupID = lane >> 2, tig = lane % 4;
+                    int row = 16 * w + groupID + 8 * ((i % 4) / 2);
+                    int col = 8 * (i / 4) + tig * 2 + (i & 1);
+                    return std::make_pair(row, col);
+                  });
     EXPECT_TRUE(wgmmaM64K16Acc(n).isInvertible());
     EXPECT_EQ(parseLayoutSpec("wgmma_m64n" + std::to_string(n) + "k16_acc"),
               wgmmaM64K16Acc(n));
@@ -94,21 +100,24 @@ TEST(NamedLayouts, WgmmaA) {
 // A[i][k]: lane = i + 32*(k/4), item = k%4; B likewise with j;
 // D[i][j]: lane = j + 32*((i/4)%2), item = (i%4) + 4*(i/8).
 TEST(NamedLayouts, Mfma32x32x8) {
-  expectMatches(mfma32x32x8F16(MmaOperand::A), 4, 64, 1, 32, 8, [](int r, int l, int) {
-    return std::make_pair(l % 32, 4 * (l / 32) + r);
-  });
-  expectMatches(mfma32x32x8F16(MmaOperand::B), 4, 64, 1, 8, 32, [](int r, int l, int) {
-    return std::make_pair(4 * (l / 32) + r, l % 32);
-  });
-  expectMatches(mfma32x32x8F16(MmaOperand::C), 16, 64, 1, 32, 32, [](int r, int l, int) {
-    return std::make_pair(8 * (r / 4) + 4 * (l / 32) + r % 4, l % 32);
-  });
+  expectMatches(mfma32x32x8F16(MmaOperand::A), 4, 64, 1, 32, 8,
+                [](int r, int l, int) {
+                  return std::make_pair(l % 32, 4 * (l / 32) + r);
+                });
+  expectMatches(mfma32x32x8F16(MmaOperand::B), 4, 64, 1, 8, 32,
+                [](int r, int l, int) {
+                  return std::make_pair(4 * (l / 32) + r, l % 32);
+                });
+  expectMatches(
+      mfma32x32x8F16(MmaOperand::C), 16, 64, 1, 32, 32, [](int r, int l, int) {
+        return std::make_pair(8 * (r / 4) + 4 * (l / 32) + r % 4, l % 32);
+      });
   // Cross-check the accumulator the other way round, from the element side.
   auto inv = mfma32x32x8F16(MmaOperand::C).invert();
   for (int i = 0; i < 32; ++i)
     for (int j = 0; j < 32; ++j) {
       auto hw = inv.apply({{"dim0", i}, {"dim1", j}});
-      EXPECT_EQ(hw[0].second, (i % 4) + 4 * (i / 8)); // register
+      EXPECT_EQ(hw[0].second, (i % 4) + 4 * (i / 8));  // register
       EXPECT_EQ(hw[1].second, j + 32 * ((i / 4) % 2)); // lane
     }
 }
@@ -116,32 +125,34 @@ TEST(NamedLayouts, Mfma32x32x8) {
 // v_mfma_f32_16x16x16_f16: A[i][k]: lane = i + 16*(k/4), item = k%4;
 // D[i][j]: lane = j + 16*(i/4), item = i%4.
 TEST(NamedLayouts, Mfma16x16x16) {
-  expectMatches(mfma16x16x16F16(MmaOperand::A), 4, 64, 1, 16, 16, [](int r, int l, int) {
-    return std::make_pair(l % 16, 4 * (l / 16) + r);
-  });
-  expectMatches(mfma16x16x16F16(MmaOperand::B), 4, 64, 1, 16, 16, [](int r, int l, int) {
-    return std::make_pair(4 * (l / 16) + r, l % 16);
-  });
-  expectMatches(mfma16x16x16F16(MmaOperand::C), 4, 64, 1, 16, 16, [](int r, int l, int) {
-    return std::make_pair(4 * (l / 16) + r, l % 16);
-  });
+  expectMatches(mfma16x16x16F16(MmaOperand::A), 4, 64, 1, 16, 16,
+                [](int r, int l, int) {
+                  return std::make_pair(l % 16, 4 * (l / 16) + r);
+                });
+  expectMatches(mfma16x16x16F16(MmaOperand::B), 4, 64, 1, 16, 16,
+                [](int r, int l, int) {
+                  return std::make_pair(4 * (l / 16) + r, l % 16);
+                });
+  expectMatches(mfma16x16x16F16(MmaOperand::C), 4, 64, 1, 16, 16,
+                [](int r, int l, int) {
+                  return std::make_pair(4 * (l / 16) + r, l % 16);
+                });
 }
 
 // RDNA3 ISA "WMMA": wave32; A: lane l holds row l%16, all 16 K values, lanes
 // 16..31 replicate lanes 0..15; B: lane holds column l%16; 32-bit C/D: VGPR r
 // of lane l holds D[2r + l/16][l%16].
 TEST(NamedLayouts, Wmma16x16x16) {
-  expectMatches(wmma16x16x16F16(MmaOperand::A), 16, 32, 1, 16, 16, [](int r, int l, int) {
-    return std::make_pair(l % 16, r);
-  });
-  expectMatches(wmma16x16x16F16(MmaOperand::B), 16, 32, 1, 16, 16, [](int r, int l, int) {
-    return std::make_pair(r, l % 16);
-  });
-  expectMatches(wmma16x16x16F16(MmaOperand::C), 8, 32, 1, 16, 16, [](int r, int l, int) {
-    return std::make_pair(2 * r + l / 16, l % 16);
-  });
+  expectMatches(wmma16x16x16F16(MmaOperand::A), 16, 32, 1, 16, 16,
+                [](int r, int l, int) { return std::make_pair(l % 16, r); });
+  expectMatches(wmma16x16x16F16(MmaOperand::B), 16, 32, 1, 16, 16,
+                [](int r, int l, int) { return std::make_pair(r, l % 16); });
+  expectMatches(
+      wmma16x16x16F16(MmaOperand::C), 8, 32, 1, 16, 16,
+      [](int r, int l, int) { return std::make_pair(2 * r + l / 16, l % 16); });
   EXPECT_FALSE(wmma16x16x16F16(MmaOperand::A).isInjective()); // replicated
-  EXPECT_EQ(wmma16x16x16F16(MmaOperand::A).getFreeVariableMasks()[1].second, 16);
+  EXPECT_EQ(wmma16x16x16F16(MmaOperand::A).getFreeVariableMasks()[1].second,
+            16);
 }
 
 /// Triton's blocked layout, written out: coordinate along dim d is
@@ -182,19 +193,21 @@ void expectBlocked(const BlockedSpec &s) {
         auto wc = split(w, s.warpsPerBlock);
         auto out = l.apply({{kRegister, reg}, {kLane, ln}, {kWarp, w}});
         for (int d = 0; d < rank; ++d) {
-          int c = rep[d] * tile[d] + wc[d] * s.threadsPerWarp[d] * s.sizePerThread[d] +
+          int c = rep[d] * tile[d] +
+                  wc[d] * s.threadsPerWarp[d] * s.sizePerThread[d] +
                   lc[d] * s.sizePerThread[d] + rr[d];
-          ASSERT_EQ(out[d].second, c % s.shape[d]) << "dim " << d << " reg " << reg
-                                                   << " lane " << ln << " warp " << w;
+          ASSERT_EQ(out[d].second, c % s.shape[d])
+              << "dim " << d << " reg " << reg << " lane " << ln << " warp "
+              << w;
         }
       }
 }
 
 TEST(NamedLayouts, Blocked) {
-  expectBlocked({{1, 4}, {8, 4}, {4, 1}, {1, 0}, {32, 16}});   // exact
-  expectBlocked({{1, 4}, {8, 4}, {4, 1}, {1, 0}, {64, 64}});   // repeats
-  expectBlocked({{2, 2}, {4, 8}, {2, 2}, {0, 1}, {32, 64}});   // column-major
-  expectBlocked({{1, 8}, {4, 8}, {4, 1}, {1, 0}, {8, 64}});    // broadcast rows
+  expectBlocked({{1, 4}, {8, 4}, {4, 1}, {1, 0}, {32, 16}}); // exact
+  expectBlocked({{1, 4}, {8, 4}, {4, 1}, {1, 0}, {64, 64}}); // repeats
+  expectBlocked({{2, 2}, {4, 8}, {2, 2}, {0, 1}, {32, 64}}); // column-major
+  expectBlocked({{1, 8}, {4, 8}, {4, 1}, {1, 0}, {8, 64}});  // broadcast rows
   expectBlocked({{1, 1, 4}, {2, 4, 4}, {1, 2, 2}, {2, 1, 0}, {4, 16, 32}});
   auto l = blockedLayout({{1, 8}, {4, 8}, {4, 1}, {1, 0}, {8, 64}});
   EXPECT_EQ(l.getFreeVariableMasks()[2].second, 2); // warp bit 1 broadcasts
@@ -244,14 +257,17 @@ TEST(NamedLayouts, SpecErrors) {
     parseLayoutSpec("blocked:sizePerThread=1x4,threadsPerWarp=8x4,order=1x0");
     FAIL();
   } catch (const LayoutError &e) {
-    EXPECT_NE(std::string(e.what()).find("missing key 'warpsPerBlock'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("missing key 'warpsPerBlock'"),
+              std::string::npos)
         << e.what();
   }
   try {
-    parseLayoutSpec("swizzle:rows=8,cols=8,vec=1,perPhase=1,maxPhase=1,colour=red");
+    parseLayoutSpec(
+        "swizzle:rows=8,cols=8,vec=1,perPhase=1,maxPhase=1,colour=red");
     FAIL();
   } catch (const LayoutError &e) {
-    EXPECT_NE(std::string(e.what()).find("unknown key 'colour'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("unknown key 'colour'"),
+              std::string::npos);
   }
   EXPECT_THROW(parseLayoutSpec("blocked:sizePerThread=1x3,threadsPerWarp=8x4,"
                                "warpsPerBlock=1x1,order=1x0"),

@@ -1,7 +1,7 @@
 // Tables, SVG and the --dump-layouts entry point.
+#include "tessera/layout/Print.h"
 #include "tessera/layout/LayoutSpec.h"
 #include "tessera/layout/NamedLayouts.h"
-#include "tessera/layout/Print.h"
 #include "tessera/layout/SharedMemory.h"
 
 #include <cstdio>
@@ -75,15 +75,17 @@ TEST(Print, DumpLayoutsMain) {
 
   std::ostringstream out3, err3;
   EXPECT_EQ(dumpLayoutsMain({"mma_m16n8k32_c"}, out3, err3), 1);
-  EXPECT_NE(err3.str().find("layout spec 'mma_m16n8k32_c': unknown layout name"),
-            std::string::npos)
+  EXPECT_NE(
+      err3.str().find("layout spec 'mma_m16n8k32_c': unknown layout name"),
+      std::string::npos)
       << err3.str();
   std::ostringstream out4, err4;
   EXPECT_EQ(dumpLayoutsMain({"--list"}, out4, err4), 0);
   EXPECT_NE(out4.str().find("wgmma_m64n64k16_acc"), std::string::npos);
   std::ostringstream out5, err5;
   EXPECT_EQ(dumpLayoutsMain({"--bases", "mma_m16n8k16_b"}, out5, err5), 0);
-  EXPECT_NE(out5.str().find("register=[(1,0),(8,0)]"), std::string::npos) << out5.str();
+  EXPECT_NE(out5.str().find("register=[(1,0),(8,0)]"), std::string::npos)
+      << out5.str();
 }
 
 } // namespace

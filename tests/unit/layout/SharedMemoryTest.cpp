@@ -1,7 +1,7 @@
 // Swizzled shared-memory layouts and the bank-conflict counter.
+#include "tessera/layout/SharedMemory.h"
 #include "TestUtil.h"
 #include "tessera/layout/NamedLayouts.h"
-#include "tessera/layout/SharedMemory.h"
 
 #include <gtest/gtest.h>
 
@@ -17,14 +17,16 @@ TEST(SharedMemory, SwizzleFormula) {
           for (int maxPhase : {1, 2, 4, 8}) {
             if (vec * maxPhase > cols)
               continue;
-            auto l = swizzledSharedLayout(rows, cols, {vec, perPhase, maxPhase});
+            auto l =
+                swizzledSharedLayout(rows, cols, {vec, perPhase, maxPhase});
             ASSERT_TRUE(l.isInvertible());
             auto inv = l.invert();
             for (int r = 0; r < rows; ++r)
               for (int c = 0; c < cols; ++c) {
                 int phase = (r / perPhase) % maxPhase;
                 int expect = r * cols + ((c / vec) ^ phase) * vec + c % vec;
-                ASSERT_EQ(inv.apply({{"dim0", r}, {"dim1", c}})[0].second, expect);
+                ASSERT_EQ(inv.apply({{"dim0", r}, {"dim1", c}})[0].second,
+                          expect);
               }
           }
 }
@@ -45,9 +47,11 @@ TEST(SharedMemory, TmaSwizzleModesMatchCutlassSwizzle) {
       auto inv = l.invert();
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
-          int64_t a = int64_t(c / inner) * rows * s + r * s + (c % inner) * elemBytes;
+          int64_t a =
+              int64_t(c / inner) * rows * s + r * s + (c % inner) * elemBytes;
           int64_t swz = a ^ (((a >> 7) & ((1 << bbits) - 1)) << 4);
-          ASSERT_EQ(inv.apply({{"dim0", r}, {"dim1", c}})[0].second * elemBytes, swz)
+          ASSERT_EQ(inv.apply({{"dim0", r}, {"dim1", c}})[0].second * elemBytes,
+                    swz)
               << "S=" << s << " e=" << elemBytes << " r=" << r << " c=" << c;
         }
     }
@@ -68,11 +72,13 @@ SharedAccess ldmatrix(int row0, int col0) {
   return a;
 }
 
-int worstConflicts(const LinearLayout &shared, int rows, int cols, const BankModel &bm) {
+int worstConflicts(const LinearLayout &shared, int rows, int cols,
+                   const BankModel &bm) {
   int worst = 0;
   for (int r = 0; r < rows; r += 16)
     for (int c = 0; c < cols; c += 16)
-      worst = std::max(worst, countBankConflicts(shared, 2, bm, ldmatrix(r, c)).conflicts);
+      worst = std::max(
+          worst, countBankConflicts(shared, 2, bm, ldmatrix(r, c)).conflicts);
   return worst;
 }
 
@@ -120,7 +126,8 @@ TEST(SharedMemory, ChosenSwizzleIsConflictFreeForLdmatrix) {
     // 256-byte rows: the 8 rows of each phase hit the same 4 banks, 8-way, in
     // each of the 4 phases: 4 * 7 extra wavefronts.
     EXPECT_EQ(worstConflicts(plain, 32, 128, bm), 28);
-    EXPECT_EQ(worstConflicts(nvmmaSharedLayout(32, 128, 2, 128), 32, 128, bm), 0);
+    EXPECT_EQ(worstConflicts(nvmmaSharedLayout(32, 128, 2, 128), 32, 128, bm),
+              0);
   }
   // The library's ldmatrix pattern is the same access.
   EXPECT_EQ(ldmatrixX4Access(16, 8).laneCoords.size(), 32u);
@@ -136,7 +143,9 @@ TEST(SharedMemory, OtherBankModels) {
   SwizzleParams p = chooseSwizzle(64, 64, 2, small);
   auto swz = swizzledSharedLayout(64, 64, p);
   EXPECT_EQ(worstConflicts(swz, 64, 64, small), 0);
-  EXPECT_GT(worstConflicts(swizzledSharedLayout(64, 64, {1, 1, 1}), 64, 64, small), 0);
+  EXPECT_GT(
+      worstConflicts(swizzledSharedLayout(64, 64, {1, 1, 1}), 64, 64, small),
+      0);
   // 64 banks (some AMD LDS modes): still conflict-free.
   BankModel wide{64, 4};
   auto w = swizzledSharedLayout(64, 64, chooseSwizzle(64, 64, 2, wide));

@@ -21,8 +21,8 @@ struct TileCase {
   int rows, cols, elemBytes;
 };
 // The shared tiles of examples/*.mlir.
-const TileCase kTiles[] = {{128, 32, 2}, {32, 128, 2}, {64, 128, 2},
-                           {64, 32, 4},  {32, 64, 4}};
+const TileCase kTiles[] = {
+    {128, 32, 2}, {32, 128, 2}, {64, 128, 2}, {64, 32, 4}, {32, 64, 4}};
 
 std::vector<std::string> targetFiles() {
   std::vector<std::string> files;
@@ -71,9 +71,8 @@ TEST(SwizzleChoice, ExampleTilesAreConflictFreeOnEveryTarget) {
           t.rows, t.cols, t.elemBytes, d->banks, access);
       Counts c = conflicts(t, *d, p, access);
       EXPECT_EQ(c.reads, 0) << d->name << " " << t.rows << "x" << t.cols
-                            << " elem " << t.elemBytes << " swizzle <"
-                            << p.vec << "," << p.perPhase << "," << p.maxPhase
-                            << ">";
+                            << " elem " << t.elemBytes << " swizzle <" << p.vec
+                            << "," << p.perPhase << "," << p.maxPhase << ">";
       EXPECT_EQ(c.writes, 0) << d->name << " " << t.rows << "x" << t.cols;
     }
   }
@@ -88,7 +87,8 @@ TEST(SwizzleChoice, RowMajorWouldConflict) {
   // 256-byte rows: every row of a column read starts in bank 0.
   Counts c = conflicts({32, 128, 2}, *d, {1, 1, 1}, 16);
   EXPECT_GT(c.reads, 0);
-  layout::SwizzleParams p = passes::chooseSharedSwizzle(32, 128, 2, d->banks, 16);
+  layout::SwizzleParams p =
+      passes::chooseSharedSwizzle(32, 128, 2, d->banks, 16);
   EXPECT_EQ(p, (layout::SwizzleParams{8, 1, 8}));
   p = passes::chooseSharedSwizzle(128, 32, 2, d->banks, 16);
   EXPECT_EQ(p, (layout::SwizzleParams{8, 2, 4}));

@@ -1,8 +1,8 @@
 // TargetDescription: every shipped file loads with its real numbers, and
 // malformed files give precise messages naming the file and the key.
+#include "tessera/target/TargetDescription.h"
 #include "tessera/layout/LayoutSpec.h"
 #include "tessera/layout/NamedLayouts.h"
-#include "tessera/target/TargetDescription.h"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +23,8 @@ std::string readFile(const std::string &path) {
 
 TargetDescription load(const std::string &rel) {
   std::string err;
-  auto t = loadTargetDescription(std::string(TESSERA_SOURCE_DIR) + "/" + rel, &err);
+  auto t =
+      loadTargetDescription(std::string(TESSERA_SOURCE_DIR) + "/" + rel, &err);
   EXPECT_TRUE(t.has_value()) << err;
   return t ? *t : TargetDescription{};
 }
@@ -81,12 +82,14 @@ TEST(Target, RealNumbers) {
   auto host = load("backends/cpu/targets/host.toml");
   EXPECT_EQ(host.warpSize, 16);
   EXPECT_EQ(host.mmaAtoms[0].kind, MmaKind::Fma);
-  EXPECT_FALSE(host.mmaAtoms[0].aLayout->isInjective()); // A broadcast to all lanes
+  EXPECT_FALSE(
+      host.mmaAtoms[0].aLayout->isInjective()); // A broadcast to all lanes
 }
 
 TEST(Target, MadeUpTargetLoads) {
   std::string err;
-  auto t = loadTargetDescription(std::string(TESSERA_TEST_DIR) + "/made_up.toml", &err);
+  auto t = loadTargetDescription(
+      std::string(TESSERA_TEST_DIR) + "/made_up.toml", &err);
   ASSERT_TRUE(t.has_value()) << err;
   EXPECT_EQ(t->warpSize, 16);
   EXPECT_EQ(t->banks.banks, 8);
@@ -125,7 +128,8 @@ protected:
 
 TEST_F(Malformed, Valid) {
   std::string err;
-  EXPECT_TRUE(parseTargetDescription(base, "made_up.toml", &err).has_value()) << err;
+  EXPECT_TRUE(parseTargetDescription(base, "made_up.toml", &err).has_value())
+      << err;
 }
 
 TEST_F(Malformed, MissingKey) {
@@ -133,7 +137,8 @@ TEST_F(Malformed, MissingKey) {
             "made_up.toml: missing key 'shared_memory.per_block'");
   EXPECT_EQ(errorOf(replace("warp_size = 16\n", "")),
             "made_up.toml: missing key 'warp_size'");
-  EXPECT_EQ(errorOf(replace("k = 4\n", "")), "made_up.toml: missing key 'mma[0].k'");
+  EXPECT_EQ(errorOf(replace("k = 4\n", "")),
+            "made_up.toml: missing key 'mma[0].k'");
 }
 
 TEST_F(Malformed, WrongType) {
@@ -141,19 +146,24 @@ TEST_F(Malformed, WrongType) {
             "made_up.toml: key 'warp_size' must be an integer, got string");
   EXPECT_EQ(errorOf(replace("count = 8", "count = 8.0")),
             "made_up.toml: key 'banks.count' must be an integer, got float");
-  EXPECT_EQ(errorOf(replace("memory_bandwidth = 12.5e9", "memory_bandwidth = \"fast\"")),
-            "made_up.toml: key 'memory_bandwidth' must be a number, got string");
+  EXPECT_EQ(
+      errorOf(
+          replace("memory_bandwidth = 12.5e9", "memory_bandwidth = \"fast\"")),
+      "made_up.toml: key 'memory_bandwidth' must be a number, got string");
   std::string noBanks = replace("[banks]\ncount = 8\nwidth_bytes = 4\n", "");
-  noBanks.replace(noBanks.find("warp_size = 16\n"), 15, "warp_size = 16\nbanks = 8\n");
+  noBanks.replace(noBanks.find("warp_size = 16\n"), 15,
+                  "warp_size = 16\nbanks = 8\n");
   EXPECT_EQ(errorOf(noBanks),
             "made_up.toml: key 'banks' must be a table, got integer");
 }
 
 TEST_F(Malformed, UnknownKey) {
-  EXPECT_EQ(errorOf(replace("warp_size = 16\n", "warp_size = 16\nwarp_sise = 16\n")),
-            "made_up.toml: unknown key 'warp_sise'");
-  EXPECT_EQ(errorOf(replace("width_bytes = 4\n", "width_bytes = 4\nports = 2\n")),
-            "made_up.toml: unknown key 'banks.ports'");
+  EXPECT_EQ(
+      errorOf(replace("warp_size = 16\n", "warp_size = 16\nwarp_sise = 16\n")),
+      "made_up.toml: unknown key 'warp_sise'");
+  EXPECT_EQ(
+      errorOf(replace("width_bytes = 4\n", "width_bytes = 4\nports = 2\n")),
+      "made_up.toml: unknown key 'banks.ports'");
   EXPECT_EQ(errorOf(replace("warps = 1\n", "warps = 1\nlatency = 4\n")),
             "made_up.toml: unknown key 'mma[0].latency'");
   EXPECT_EQ(errorOf(replace("f16 = 1e12", "fp16 = 1e12")),
@@ -161,35 +171,43 @@ TEST_F(Malformed, UnknownKey) {
 }
 
 TEST_F(Malformed, BadLayoutName) {
-  std::string e = errorOf(replace(
-      "c_layout = \"blocked:sizePerThread=2x2,threadsPerWarp=4x4,warpsPerBlock=1x1,order=1x0,"
-      "shape=8x8\"",
-      "c_layout = \"mma_m16n8k99_c\""));
-  EXPECT_EQ(e, "made_up.toml: key 'mma[0].c_layout': layout spec 'mma_m16n8k99_c': unknown "
+  std::string e = errorOf(replace("c_layout = "
+                                  "\"blocked:sizePerThread=2x2,threadsPerWarp="
+                                  "4x4,warpsPerBlock=1x1,order=1x0,"
+                                  "shape=8x8\"",
+                                  "c_layout = \"mma_m16n8k99_c\""));
+  EXPECT_EQ(e, "made_up.toml: key 'mma[0].c_layout': layout spec "
+               "'mma_m16n8k99_c': unknown "
                "layout name");
   // A real layout of the wrong shape / lane count is rejected too.
-  std::string e2 = errorOf(replace(
-      "c_layout = \"blocked:sizePerThread=2x2,threadsPerWarp=4x4,warpsPerBlock=1x1,order=1x0,"
-      "shape=8x8\"",
-      "c_layout = \"mma_m16n8k16_c\""));
-  EXPECT_EQ(e2, "made_up.toml: key 'mma[0].c_layout': layout 'mma_m16n8k16_c' covers 16x8 but "
+  std::string e2 = errorOf(replace("c_layout = "
+                                   "\"blocked:sizePerThread=2x2,threadsPerWarp="
+                                   "4x4,warpsPerBlock=1x1,order=1x0,"
+                                   "shape=8x8\"",
+                                   "c_layout = \"mma_m16n8k16_c\""));
+  EXPECT_EQ(e2, "made_up.toml: key 'mma[0].c_layout': layout 'mma_m16n8k16_c' "
+                "covers 16x8 but "
                 "the operand is 8x8");
-  EXPECT_NE(errorOf(replace("kind = \"wmma\"", "kind = \"tensorcore\"")).find(
-                "made_up.toml: key 'mma[0].kind': unknown MMA kind 'tensorcore'"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(replace("kind = \"wmma\"", "kind = \"tensorcore\""))
+          .find(
+              "made_up.toml: key 'mma[0].kind': unknown MMA kind 'tensorcore'"),
+      std::string::npos);
   EXPECT_EQ(errorOf(replace("a_type = \"f16\"", "a_type = \"half\"")),
             "made_up.toml: key 'mma[0].a_type': unknown data type 'half'");
   EXPECT_EQ(errorOf(replace("async_copy = \"none\"", "async_copy = \"dma\"")),
-            "made_up.toml: key 'async_copy': unknown kind 'dma' (expected none, cp.async, "
+            "made_up.toml: key 'async_copy': unknown kind 'dma' (expected "
+            "none, cp.async, "
             "tma or lds_dma)");
 }
 
 TEST_F(Malformed, BadValues) {
   EXPECT_EQ(errorOf(replace("warp_size = 16", "warp_size = 12")),
             "made_up.toml: key 'warp_size' must be a power of two, got 12");
-  EXPECT_EQ(errorOf(replace("per_block_optin = 16384", "per_block_optin = 4096")),
-            "made_up.toml: key 'shared_memory.per_block_optin' must be >= "
-            "'shared_memory.per_block'");
+  EXPECT_EQ(
+      errorOf(replace("per_block_optin = 16384", "per_block_optin = 4096")),
+      "made_up.toml: key 'shared_memory.per_block_optin' must be >= "
+      "'shared_memory.per_block'");
   EXPECT_EQ(errorOf(replace("compute_units = 3", "compute_units = 0")),
             "made_up.toml: key 'compute_units' must be >= 1, got 0");
 }

@@ -28,10 +28,10 @@ typedef struct tessera_compile_request {
   /* "triple[:chip]" each; none means the host triple. */
   const char *const *targets;
   size_t num_targets;
-  int opt_level;              /* 0..3 */
-  int print_ir_after_all;     /* nonzero: print the module after each pass */
-  const char *dump_dir;       /* NULL or "": keep no intermediate files */
-  int use_cache;              /* zero: neither read nor write the cache */
+  int opt_level;          /* 0..3 */
+  int print_ir_after_all; /* nonzero: print the module after each pass */
+  const char *dump_dir;   /* NULL or "": keep no intermediate files */
+  int use_cache;          /* zero: neither read nor write the cache */
   /* Plugin folder searched after TESSERA_PLUGIN_PATH; NULL or "": the
    * library's own <lib dir>/tessera/plugins. */
   const char *default_plugin_dir;

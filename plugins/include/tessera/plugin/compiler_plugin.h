@@ -1,4 +1,5 @@
-//===- tessera/plugin/compiler_plugin.h - compiler plugin interface -*- C++ -*-===//
+//===- tessera/plugin/compiler_plugin.h - compiler plugin interface -*- C++
+//-*-===//
 //
 // The compile side of a backend: a shared library built against libMLIR.so
 // and libtessera_compiler.so of the same LLVM major version. The host loads
@@ -41,7 +42,8 @@ struct CompileTarget {
 struct CompileOptions {
   /// 0..3, like -O.
   unsigned optLevel = 3;
-  /// Print the IR after every pass to stderr (tessera compile --print-ir-after-all).
+  /// Print the IR after every pass to stderr (tessera compile
+  /// --print-ir-after-all).
   bool printIRAfterAll = false;
   /// Keep intermediate files (LLVM IR, PTX, objects) in this folder if set.
   std::string dumpDir;

@@ -36,12 +36,12 @@ extern "C" {
 
 enum tessera_plugin_error {
   TESSERA_PLUGIN_OK = 0,
-  TESSERA_PLUGIN_ERROR_UNAVAILABLE = 1,  /* vendor library or device missing */
-  TESSERA_PLUGIN_ERROR_INVALID = 2,      /* bad argument */
+  TESSERA_PLUGIN_ERROR_UNAVAILABLE = 1, /* vendor library or device missing */
+  TESSERA_PLUGIN_ERROR_INVALID = 2,     /* bad argument */
   TESSERA_PLUGIN_ERROR_OUT_OF_MEMORY = 3,
-  TESSERA_PLUGIN_ERROR_BAD_IMAGE = 4,    /* module image rejected */
-  TESSERA_PLUGIN_ERROR_NOT_FOUND = 5,    /* kernel name not in module */
-  TESSERA_PLUGIN_ERROR_LAUNCH = 6,       /* launch or execution failed */
+  TESSERA_PLUGIN_ERROR_BAD_IMAGE = 4, /* module image rejected */
+  TESSERA_PLUGIN_ERROR_NOT_FOUND = 5, /* kernel name not in module */
+  TESSERA_PLUGIN_ERROR_LAUNCH = 6,    /* launch or execution failed */
   TESSERA_PLUGIN_ERROR_INTERNAL = 7
 };
 
@@ -57,10 +57,10 @@ typedef uint64_t tessera_device_ptr;
 
 typedef struct tessera_plugin_device_info {
   char name[128];
-  char triple[64];          /* e.g. "nvptx64-nvidia-cuda" */
-  char chip[32];            /* e.g. "sm_90a", "x86-64-v3"; what images target */
-  uint64_t total_memory;    /* bytes */
-  uint32_t compute_units;   /* SMs, CUs, or host threads */
+  char triple[64];        /* e.g. "nvptx64-nvidia-cuda" */
+  char chip[32];          /* e.g. "sm_90a", "x86-64-v3"; what images target */
+  uint64_t total_memory;  /* bytes */
+  uint32_t compute_units; /* SMs, CUs, or host threads */
   uint32_t max_threads_per_block;
   uint32_t max_shared_bytes_per_block; /* with opt-in where the API has it */
   uint32_t warp_size;
@@ -81,9 +81,9 @@ typedef struct tessera_plugin_launch {
 typedef struct tessera_runtime_plugin {
   uint32_t abi_major;
   uint32_t abi_minor;
-  uint32_t struct_size;     /* sizeof(tessera_runtime_plugin) when built */
-  const char *name;         /* "cuda", "cpu", ... matches the manifest */
-  const char *version;      /* the plugin's own version string */
+  uint32_t struct_size; /* sizeof(tessera_runtime_plugin) when built */
+  const char *name;     /* "cuda", "cpu", ... matches the manifest */
+  const char *version;  /* the plugin's own version string */
 
   /* Initialises the vendor API. Returns TESSERA_PLUGIN_ERROR_UNAVAILABLE with
    * a reason ("libcuda not found") when it cannot run on this machine. May
@@ -92,11 +92,12 @@ typedef struct tessera_runtime_plugin {
   void (*shutdown)(void);
 
   int (*device_count)(uint32_t *count, char *err, size_t err_len);
-  int (*device_open)(uint32_t ordinal, tessera_plugin_device *device,
-                     char *err, size_t err_len);
+  int (*device_open)(uint32_t ordinal, tessera_plugin_device *device, char *err,
+                     size_t err_len);
   void (*device_close)(tessera_plugin_device device);
   int (*device_info)(tessera_plugin_device device,
-                     tessera_plugin_device_info *info, char *err, size_t err_len);
+                     tessera_plugin_device_info *info, char *err,
+                     size_t err_len);
 
   int (*mem_alloc)(tessera_plugin_device device, uint64_t bytes,
                    tessera_device_ptr *ptr, char *err, size_t err_len);
@@ -133,8 +134,8 @@ typedef struct tessera_runtime_plugin {
   /* Loads one image (the bytes of a bundle entry for this plugin's triple:
    * a cubin or PTX, a shared object, ...). The plugin copies what it keeps. */
   int (*module_load)(tessera_plugin_device device, const void *image,
-                     uint64_t size, tessera_plugin_module *module,
-                     char *err, size_t err_len);
+                     uint64_t size, tessera_plugin_module *module, char *err,
+                     size_t err_len);
   void (*module_unload)(tessera_plugin_module module);
   int (*kernel_get)(tessera_plugin_module module, const char *name,
                     tessera_plugin_kernel *kernel, char *err, size_t err_len);

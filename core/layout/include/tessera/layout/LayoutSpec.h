@@ -1,4 +1,5 @@
-//===- LayoutSpec.h - layouts by name or spec string, layout dumps -*- C++ -*-===//
+//===- LayoutSpec.h - layouts by name or spec string, layout dumps -*- C++
+//-*-===//
 //
 // One string names any layout tessera can build. Used by TargetDescription
 // files (operand/accumulator layouts of MMA atoms) and by

@@ -91,8 +91,8 @@ public:
   std::vector<std::string> getOutDimNames() const;
   bool hasInDim(const std::string &name) const;
   bool hasOutDim(const std::string &name) const;
-  int32_t getInDimSize(const std::string &name) const;   ///< 1 if absent
-  int32_t getOutDimSize(const std::string &name) const;  ///< 1 if absent
+  int32_t getInDimSize(const std::string &name) const;  ///< 1 if absent
+  int32_t getOutDimSize(const std::string &name) const; ///< 1 if absent
   int getInDimSizeLog2(const std::string &name) const;
   int getOutDimSizeLog2(const std::string &name) const;
   int64_t getTotalInDimSize() const;
@@ -141,9 +141,7 @@ public:
   ///   identity1D(4,"register","dim1") * identity1D(32,"lane","dim1")
   /// gives 4 consecutive elements per lane, lanes next to each other.
   friend LinearLayout operator*(const LinearLayout &a, const LinearLayout &b);
-  LinearLayout &operator*=(const LinearLayout &b) {
-    return *this = *this * b;
-  }
+  LinearLayout &operator*=(const LinearLayout &b) { return *this = *this * b; }
 
   /// c such that divisor * c == *this, if any.
   std::optional<LinearLayout> divideLeft(const LinearLayout &divisor) const;
@@ -176,10 +174,10 @@ public:
   LinearLayout resizeOuts(const NamedInts &newSizes) const;
 
   // --- Properties ----------------------------------------------------------
-  int rank() const;            ///< rank of the bit matrix
-  bool isSurjective() const;   ///< every output reached
-  bool isInjective() const;    ///< no two inputs share an output
-  bool isInvertible() const;   ///< both
+  int rank() const;          ///< rank of the bit matrix
+  bool isSurjective() const; ///< every output reached
+  bool isInjective() const;  ///< no two inputs share an output
+  bool isInvertible() const; ///< both
   /// For each input dim a mask of the bits whose basis is all zero
   /// (broadcast: flipping the bit does not change the element).
   NamedInts getFreeVariableMasks() const;

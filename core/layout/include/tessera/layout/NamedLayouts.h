@@ -1,4 +1,5 @@
-//===- NamedLayouts.h - vendor fragment layouts and blocked layouts -*- C++ -*-//
+//===- NamedLayouts.h - vendor fragment layouts and blocked layouts -*- C++
+//-*-//
 //
 // Constructors for the layouts the hardware and the passes use, all as
 // LinearLayouts from (register, lane, warp) to (dim0, dim1). For a matrix

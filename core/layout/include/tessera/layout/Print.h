@@ -1,4 +1,5 @@
-//===- Print.h - layouts as text tables and SVG pictures ----------*- C++ -*-===//
+//===- Print.h - layouts as text tables and SVG pictures ----------*- C++
+//-*-===//
 //
 // Both render the tensor (dim0 = rows, all later dims flattened row-major into
 // columns) and, for each element, who holds it: "T<t>:r<r>" where

@@ -1,4 +1,5 @@
-//===- SharedMemory.h - swizzled shared-memory layouts, bank conflicts -*- C++ -*-//
+//===- SharedMemory.h - swizzled shared-memory layouts, bank conflicts -*- C++
+//-*-//
 //
 // A shared-memory layout is a bijective LinearLayout from the element offset
 // within the tile (input dim `offset`) to tensor coordinates (dim0 = row,

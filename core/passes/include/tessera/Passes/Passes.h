@@ -25,8 +25,8 @@ namespace tessera::passes {
 /// `<exe>/../lib/tessera/plugins/targets`, and the source tree's
 /// `backends/*/targets` (compiled-in). On failure returns nullopt and sets
 /// *error to a message listing the places searched.
-std::optional<target::TargetDescription>
-resolveTarget(const std::string &spec, std::string *error);
+std::optional<target::TargetDescription> resolveTarget(const std::string &spec,
+                                                       std::string *error);
 
 std::unique_ptr<mlir::Pass> createInferLayoutsPass(const std::string &target);
 std::unique_ptr<mlir::Pass> createSwizzleSharedPass(const std::string &target);
@@ -36,9 +36,9 @@ std::unique_ptr<mlir::Pass> createPlanSharedPass(const std::string &target);
 /// Adds verify/canonicalize, infer layouts, swizzle, pipeline, plan shared.
 void buildTesseraPipeline(mlir::OpPassManager &pm, const std::string &target);
 
-/// Registers the four passes (`tessera-infer-layouts`, `tessera-swizzle-shared`,
-/// `tessera-pipeline-loops`... see docs/passes.md) and the pipeline
-/// `tessera-pipeline=<chip or path>`.
+/// Registers the four passes (`tessera-infer-layouts`,
+/// `tessera-swizzle-shared`, `tessera-pipeline-loops`... see docs/passes.md)
+/// and the pipeline `tessera-pipeline=<chip or path>`.
 void registerTesseraPasses();
 
 } // namespace tessera::passes

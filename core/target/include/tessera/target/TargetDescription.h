@@ -1,4 +1,5 @@
-//===- TargetDescription.h - what core passes know about a target -*- C++ -*-===//
+//===- TargetDescription.h - what core passes know about a target -*- C++
+//-*-===//
 //
 // Everything a target-neutral pass may ask about a device: thread/warp sizes,
 // memory limits, the shared-memory bank model, the matrix instructions ("MMA
@@ -68,10 +69,11 @@ struct TargetDescription {
   std::vector<MmaAtom> mmaAtoms;
   AsyncCopyKind asyncCopy = AsyncCopyKind::None;
   int globalLoadVectorBytes = 16; ///< widest global load per thread
-  std::map<std::string, double> peakFlops; ///< per input dtype, FLOP/s (or OP/s)
-  double memoryBandwidth = 0;               ///< bytes/s
+  std::map<std::string, double>
+      peakFlops;              ///< per input dtype, FLOP/s (or OP/s)
+  double memoryBandwidth = 0; ///< bytes/s
   int64_t l2Bytes = 0;
-  int computeUnits = 0; ///< SMs / CUs / cores
+  int computeUnits = 0;   ///< SMs / CUs / cores
   std::string sourceFile; ///< where it was read from
 
   /// Atoms whose inputs are `ab` and accumulator is `c` (e.g. "f16","f32").
@@ -85,9 +87,9 @@ struct TargetDescription {
 ///   "sm_90a.toml: missing key 'shared_memory.per_block'"
 ///   "sm_90a.toml: key 'warp_size' must be an integer, got string"
 ///   "sm_90a.toml:3:1: TOML syntax error: ..."
-std::optional<TargetDescription> parseTargetDescription(std::string_view toml,
-                                                        const std::string &fileName,
-                                                        std::string *error);
+std::optional<TargetDescription>
+parseTargetDescription(std::string_view toml, const std::string &fileName,
+                       std::string *error);
 /// Reads and parses a file.
 std::optional<TargetDescription> loadTargetDescription(const std::string &path,
                                                        std::string *error);

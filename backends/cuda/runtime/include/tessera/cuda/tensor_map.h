@@ -1,4 +1,5 @@
-/*===- tessera/cuda/tensor_map.h - TMA descriptors from the cuda plugin -*- C -*-===//
+/*===- tessera/cuda/tensor_map.h - TMA descriptors from the cuda plugin -*- C
+ * -*-===//
  *
  * An extra C function exported by libtessera_cuda_runtime.so, outside the
  * runtime plugin ABI table: it encodes a TMA tensor map (a CUtensorMap) with
