@@ -23,6 +23,7 @@ check() { "$bin/tessera" run "$b/$1" --device cuda --iters 3 "${@:2}" >>"$out/ex
             && echo "ok   $*" || { echo "FAIL $*"; fail=1; }; }
 for s in M=1000,N=1000,K=1000 M=4097,N=1000,K=999 M=1,N=1,K=1 M=257,N=129,K=4097; do
   check gemm.tsb --shape $s; check gemm_relu.tsb --shape $s; check gemm_bf16.tsb --shape $s
+  check gemm_bias_relu.tsb --shape $s
 done
 check gemm_f32.tsb --shape M=1000,N=1000,K=1000
 for k in gemm_fp8 gemm_fp8_e5m2; do
