@@ -10,6 +10,8 @@
 #include "tessera/layout/LayoutSpec.h"
 
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -20,6 +22,18 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::string(argv[1]) == "--dump-layouts")
     return tessera::layout::dumpLayoutsMain(
         std::vector<std::string>(argv + 2, argv + argc), std::cout, std::cerr);
+  // `--print-ir-after-all` (the spelling `tessera compile` uses too) is
+  // MLIR's `--mlir-print-ir-after-all`.
+  std::vector<std::string> storage(argv, argv + argc);
+  for (std::string &a : storage)
+    if (a == "--print-ir-after-all" || a == "-print-ir-after-all")
+      a = "--mlir-print-ir-after-all";
+  std::vector<char *> args;
+  for (std::string &a : storage)
+    args.push_back(a.data());
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+
   mlir::DialectRegistry registry;
   registry.insert<tessera::tile::TileDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect>();

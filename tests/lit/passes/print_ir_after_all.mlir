@@ -1,5 +1,6 @@
 // --print-ir-after-all shows the IR after every pass of the pipeline.
 // RUN: %tessera-opt --tessera-pipeline=sm_90a --mlir-print-ir-after-all %examples/gemm.mlir -o /dev/null 2>&1 | FileCheck %s
+// RUN: %tessera-opt --tessera-pipeline=sm_90a --print-ir-after-all %examples/gemm.mlir -o /dev/null 2>&1 | FileCheck %s
 // CHECK: IR Dump After Canonicalizer (canonicalize)
 // CHECK: IR Dump After TesseraInferLayouts (tessera-infer-layouts)
 // CHECK: atom = "wgmma_m64n128k16_f16_f32"
