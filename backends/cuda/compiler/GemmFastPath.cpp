@@ -47,6 +47,17 @@ struct GemmMatch {
   // lowerCanonicalGemm leaves such kernels to the SIMT path.
   bool fp8 = false;
   bool aE5M2 = false, bE5M2 = false;
+  // Rank-1 f32 tiles the epilogue reads at its column (bias[j]) or row
+  // (scale[i]) induction variable, each filled by one tile.copy from a
+  // rank-1 global tensor at the block's column (row) offset.
+  struct FragIn {
+    Value tile;
+    tile::AllocOp alloc;
+    tile::CopyOp copy;
+    Value mem; // memref of the source tensor
+    bool byRow = false;
+  };
+  SmallVector<FragIn> frags;
 };
 
 bool isF8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
@@ -57,6 +68,62 @@ Value memrefOf(Value tensor) {
         isa<MemRefType>(cast.getInputs()[0].getType()))
       return cast.getInputs()[0];
   return {};
+}
+
+/// Checks that `t` (read by `load` in epilogue region `par`) is a rank-1
+/// input tile as GemmMatch::frags describes, and records it.
+bool matchFragIn(GemmMatch &m, Block &body, Value t, tile::LoadOp load,
+                 tile::ParallelOp par) {
+  Block &pb = par.getBodyBlock();
+  if (load.getIndices().size() != 1)
+    return false;
+  bool byRow;
+  if (load.getIndices()[0] == pb.getArgument(1))
+    byRow = false;
+  else if (load.getIndices()[0] == pb.getArgument(0))
+    byRow = true;
+  else
+    return false;
+  for (GemmMatch::FragIn &f : m.frags)
+    if (f.tile == t)
+      return f.byRow == byRow && f.copy->isBeforeInBlock(par);
+  auto tt = dyn_cast<tile::TileType>(t.getType());
+  auto alloc = t.getDefiningOp<tile::AllocOp>();
+  if (!tt || !alloc || alloc->getBlock() != &body || tt.getRank() != 1 ||
+      !tt.getElementType().isF32() ||
+      tt.getShape()[0] != (byRow ? m.bm : m.bn))
+    return false;
+  tile::CopyOp copy;
+  for (Operation *user : t.getUsers()) {
+    if (auto c = dyn_cast<tile::CopyOp>(user)) {
+      if (copy || c.getDst() != t || c.getTranspose() ||
+          c->getBlock() != &body)
+        return false;
+      copy = c;
+      continue;
+    }
+    if (auto l = dyn_cast<tile::LoadOp>(user)) {
+      auto p = dyn_cast<tile::ParallelOp>(l->getParentOp());
+      if (!p || !llvm::is_contained(m.epilogue, p))
+        return false;
+      continue;
+    }
+    return false;
+  }
+  if (!copy || !copy->isBeforeInBlock(par))
+    return false;
+  auto gt = dyn_cast<tile::GlobalTensorType>(copy.getSrc().getType());
+  if (!gt || gt.getRank() != 1 ||
+      !(gt.getElementType().isF16() || gt.getElementType().isBF16() ||
+        gt.getElementType().isF32()))
+    return false;
+  if (copy.getSrcOffsets()[0] != m.copyOut.getDstOffsets()[byRow ? 0 : 1])
+    return false;
+  Value mem = memrefOf(copy.getSrc());
+  if (!mem)
+    return false;
+  m.frags.push_back({t, alloc, copy, mem, byRow});
+  return true;
 }
 
 bool match(tile::KernelOp kernel, GemmMatch &m) {
@@ -188,7 +255,8 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
           user != m.copyB.getOperation())
         return false;
   // Epilogue regions: between the loop and the copy out, touching only
-  // Cf[i, j] at their own induction variables.
+  // Cf[i, j] at their own induction variables (and rank-1 input tiles at
+  // i or j, see matchFragIn).
   for (tile::ParallelOp par : m.epilogue) {
     if (!loop->isBeforeInBlock(par) || !par->isBeforeInBlock(m.copyOut))
       return false;
@@ -198,8 +266,10 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
     bool ok = true;
     par.walk([&](Operation *op) {
       if (auto l = dyn_cast<tile::LoadOp>(op))
-        ok &= l.getTile() == Cf && l.getIndices()[0] == pb.getArgument(0) &&
-              l.getIndices()[1] == pb.getArgument(1);
+        ok &= l.getTile() == Cf
+                  ? l.getIndices()[0] == pb.getArgument(0) &&
+                        l.getIndices()[1] == pb.getArgument(1)
+                  : matchFragIn(m, body, l.getTile(), l, par);
       else if (auto s = dyn_cast<tile::StoreOp>(op))
         ok &= s.getTile() == Cf && s.getIndices()[0] == pb.getArgument(0) &&
               s.getIndices()[1] == pb.getArgument(1);
@@ -282,6 +352,77 @@ IRMapping cloneOffsets(OpBuilder &b, tile::PipelinedOp loop, Value iv) {
     if (op.getDialect() && op.getDialect()->getNamespace() == "arith")
       b.clone(op, map);
   return map;
+}
+
+/// Clones the epilogue bodies for one accumulator register holding `v` at
+/// tile coordinates (i, j) and returns the value stored back. Reads of
+/// rank-1 input tiles become masked global loads (zero past the tensor's
+/// end) converted to f32, emitted once per (tile, key) in `cache`; rowKey
+/// and colKey name the register's row and column among the thread's.
+Value cloneEpilogue(OpBuilder &b, Emitter &e, GemmMatch &m, Value v, Value i,
+                    Value j, int64_t rowKey, int64_t colKey,
+                    DenseMap<std::pair<Value, int64_t>, Value> &cache) {
+  auto fragValue = [&](Value t) -> Value {
+    GemmMatch::FragIn *f = nullptr;
+    for (GemmMatch::FragIn &x : m.frags)
+      if (x.tile == t)
+        f = &x;
+    int64_t key = f->byRow ? rowKey : colKey;
+    Value &slot = cache[{t, key}];
+    if (slot)
+      return slot;
+    Value g = e.add(f->copy.getSrcOffsets()[0], f->byRow ? i : j);
+    Value n = memref::DimOp::create(b, e.loc, f->mem, 0);
+    auto ld = scf::IfOp::create(
+        b, e.loc, e.ult(g, n),
+        [&](OpBuilder &tb, Location l) {
+          Value x = memref::LoadOp::create(tb, l, f->mem, ValueRange{g});
+          if (x.getType() != e.f32)
+            x = arith::ExtFOp::create(tb, l, e.f32, x);
+          scf::YieldOp::create(tb, l, x);
+        },
+        [&](OpBuilder &eb, Location l) {
+          Value z = arith::ConstantOp::create(eb, l, e.f32,
+                                              eb.getF32FloatAttr(0));
+          scf::YieldOp::create(eb, l, z);
+        });
+    return slot = ld.getResult(0);
+  };
+  Value Cf = m.gemm.getC();
+  for (tile::ParallelOp par : m.epilogue) {
+    IRMapping map;
+    Block &pb = par.getBodyBlock();
+    map.map(pb.getArgument(0), i);
+    map.map(pb.getArgument(1), j);
+    for (Operation &op : pb.without_terminator()) {
+      if (auto l = dyn_cast<tile::LoadOp>(op)) {
+        map.map(l.getResult(), l.getTile() == Cf ? v : fragValue(l.getTile()));
+        continue;
+      }
+      if (auto s = dyn_cast<tile::StoreOp>(op)) {
+        v = map.lookupOrDefault(s.getValue());
+        continue;
+      }
+      b.clone(op, map);
+    }
+  }
+  return v;
+}
+
+/// Erases the tile ops a fast path replaced.
+void eraseMatched(GemmMatch &m) {
+  m.copyOut->erase();
+  for (tile::ParallelOp par : m.epilogue)
+    par->erase();
+  for (GemmMatch::FragIn &f : m.frags) {
+    f.copy->erase();
+    f.alloc->erase();
+  }
+  m.loop->erase();
+  m.clear->erase();
+  m.cAlloc->erase();
+  m.aAlloc->erase();
+  m.bAlloc->erase();
 }
 
 } // namespace
@@ -523,6 +664,7 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
   Value Mo = memref::DimOp::create(b, loc, m.C, 0);
   Value No = memref::DimOp::create(b, loc, m.C, 1);
   Type outElem = cast<MemRefType>(m.C.getType()).getElementType();
+  DenseMap<std::pair<Value, int64_t>, Value> fragCache;
   for (int64_t mi = 0; mi < MI; ++mi)
     for (int64_t ni = 0; ni < NI; ++ni)
       for (int64_t q = 0; q < 4; ++q) {
@@ -531,23 +673,8 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
             e.add(e.mul(wm, e.ci(WM)), e.ci(mi * 16 + (q >= 2 ? 8 : 0))), g);
         Value j = e.add(e.add(e.mul(wn, e.ci(WN)), e.ci(ni * 8 + (q & 1))),
                         e.mul(t4, e.ci(2)));
-        for (tile::ParallelOp par : m.epilogue) {
-          IRMapping map;
-          Block &pb = par.getBodyBlock();
-          map.map(pb.getArgument(0), i);
-          map.map(pb.getArgument(1), j);
-          for (Operation &op : pb.without_terminator()) {
-            if (auto l = dyn_cast<tile::LoadOp>(op)) {
-              map.map(l.getResult(), v);
-              continue;
-            }
-            if (auto s = dyn_cast<tile::StoreOp>(op)) {
-              v = map.lookupOrDefault(s.getValue());
-              continue;
-            }
-            b.clone(op, map);
-          }
-        }
+        v = cloneEpilogue(b, e, m, v, i, j, mi * 2 + (q >= 2),
+                          ni * 2 + (q & 1), fragCache);
         Value gi = e.add(rowC, i), gj = e.add(colC, j);
         auto ifOp = scf::IfOp::create(
             b, loc, e.andi(e.ult(gi, Mo), e.ult(gj, No)), false);
@@ -560,14 +687,7 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
       }
 
   // Drop the tile ops the kernel no longer needs.
-  m.copyOut->erase();
-  for (tile::ParallelOp par : m.epilogue)
-    par->erase();
-  m.loop->erase();
-  m.clear->erase();
-  m.cAlloc->erase();
-  m.aAlloc->erase();
-  m.bAlloc->erase();
+  eraseMatched(m);
   fn->setAttr("tessera.fast_path", b.getStringAttr("mma.sync"));
   (void)chip;
   return smemBytes;
@@ -911,28 +1031,13 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
       b, loc, arith::CmpIPredicate::eq,
       arith::RemUIOp::create(b, loc, No, e.ci(2)), e.ci(0));
   SmallVector<Value> vals(64);
+  DenseMap<std::pair<Value, int64_t>, Value> fragCache;
   for (int64_t r = 0; r < 64; ++r) {
     Value v = fin[r];
     Value i = e.add(rowBase, e.ci(8 * ((r / 2) % 2)));
     Value j = e.add(colBase, e.ci(8 * (r / 4) + (r % 2)));
-    for (tile::ParallelOp par : m.epilogue) {
-      IRMapping map;
-      Block &pb = par.getBodyBlock();
-      map.map(pb.getArgument(0), i);
-      map.map(pb.getArgument(1), j);
-      for (Operation &op : pb.without_terminator()) {
-        if (auto l = dyn_cast<tile::LoadOp>(op)) {
-          map.map(l.getResult(), v);
-          continue;
-        }
-        if (auto st = dyn_cast<tile::StoreOp>(op)) {
-          v = map.lookupOrDefault(st.getValue());
-          continue;
-        }
-        b.clone(op, map);
-      }
-    }
-    vals[r] = v;
+    vals[r] = cloneEpilogue(b, e, m, v, i, j, (r / 2) % 2,
+                            (r / 4) * 2 + r % 2, fragCache);
   }
   for (int64_t r = 0; r < 64; r += 2) {
     Value gi = e.add(rowC, e.add(rowBase, e.ci(8 * ((r / 2) % 2))));
@@ -974,14 +1079,7 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     storeOne(vals[r + 1], e.add(gj, e.ci(1)));
   }
 
-  m.copyOut->erase();
-  for (tile::ParallelOp par : m.epilogue)
-    par->erase();
-  m.loop->erase();
-  m.clear->erase();
-  m.cAlloc->erase();
-  m.aAlloc->erase();
-  m.bAlloc->erase();
+  eraseMatched(m);
   fn->setAttr("tessera.fast_path", b.getStringAttr("wgmma"));
   (void)i32;
   out.sharedBytes = smemBytes;
