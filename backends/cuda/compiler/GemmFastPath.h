@@ -13,11 +13,13 @@ namespace tessera::cuda {
 /// tensor values defined by casts of their memrefs) for the canonical GEMM:
 ///   %Cf = alloc fragment; clear %Cf
 ///   pipelined %kt { copy A[r, k0] -> %As; copy B[k0, c] -> %Bs; gemm %As, %Bs,
-///   %Cf } [parallel regions that only load/store %Cf[i, j]] copy %Cf -> C[r,
-///   c]
-/// and replaces it by a tensor-core mainloop: a cp.async multi-stage
-/// pipeline into swizzled shared memory, ldmatrix, mma.sync m16n8k16 with
-/// the accumulators in registers, and the epilogue applied per register.
+///   %Cf } [parallel regions that load/store %Cf[i, j] and may read rank-1
+///   tiles copied from global at the block's column (bias[j]) or row
+///   (scale[i]) offset] copy %Cf -> C[r, c]
+/// and replaces it by a tensor-core mainloop (sm_80: a cp.async multi-stage
+/// pipeline into swizzled shared memory, ldmatrix, mma.sync m16n8k16;
+/// sm_90a: TMA + mbarriers + wgmma, warp-specialized) with the accumulators
+/// in registers and the epilogue applied per register.
 /// Returns the bytes of dynamic shared memory it uses from offset 0 (0 when
 /// the kernel does not match and is left alone).
 int64_t lowerCanonicalGemm(mlir::gpu::GPUFuncOp fn, llvm::StringRef chip);
