@@ -90,14 +90,12 @@ bool matchFragIn(GemmMatch &m, Block &body, Value t, tile::LoadOp load,
   auto tt = dyn_cast<tile::TileType>(t.getType());
   auto alloc = t.getDefiningOp<tile::AllocOp>();
   if (!tt || !alloc || alloc->getBlock() != &body || tt.getRank() != 1 ||
-      !tt.getElementType().isF32() ||
-      tt.getShape()[0] != (byRow ? m.bm : m.bn))
+      !tt.getElementType().isF32() || tt.getShape()[0] != (byRow ? m.bm : m.bn))
     return false;
   tile::CopyOp copy;
   for (Operation *user : t.getUsers()) {
     if (auto c = dyn_cast<tile::CopyOp>(user)) {
-      if (copy || c.getDst() != t || c.getTranspose() ||
-          c->getBlock() != &body)
+      if (copy || c.getDst() != t || c.getTranspose() || c->getBlock() != &body)
         return false;
       copy = c;
       continue;
@@ -266,10 +264,9 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
     bool ok = true;
     par.walk([&](Operation *op) {
       if (auto l = dyn_cast<tile::LoadOp>(op))
-        ok &= l.getTile() == Cf
-                  ? l.getIndices()[0] == pb.getArgument(0) &&
-                        l.getIndices()[1] == pb.getArgument(1)
-                  : matchFragIn(m, body, l.getTile(), l, par);
+        ok &= l.getTile() == Cf ? l.getIndices()[0] == pb.getArgument(0) &&
+                                      l.getIndices()[1] == pb.getArgument(1)
+                                : matchFragIn(m, body, l.getTile(), l, par);
       else if (auto s = dyn_cast<tile::StoreOp>(op))
         ok &= s.getTile() == Cf && s.getIndices()[0] == pb.getArgument(0) &&
               s.getIndices()[1] == pb.getArgument(1);
@@ -382,8 +379,8 @@ Value cloneEpilogue(OpBuilder &b, Emitter &e, GemmMatch &m, Value v, Value i,
           scf::YieldOp::create(tb, l, x);
         },
         [&](OpBuilder &eb, Location l) {
-          Value z = arith::ConstantOp::create(eb, l, e.f32,
-                                              eb.getF32FloatAttr(0));
+          Value z =
+              arith::ConstantOp::create(eb, l, e.f32, eb.getF32FloatAttr(0));
           scf::YieldOp::create(eb, l, z);
         });
     return slot = ld.getResult(0);
@@ -673,8 +670,8 @@ int64_t tessera::cuda::lowerCanonicalGemm(gpu::GPUFuncOp fn, StringRef chip) {
             e.add(e.mul(wm, e.ci(WM)), e.ci(mi * 16 + (q >= 2 ? 8 : 0))), g);
         Value j = e.add(e.add(e.mul(wn, e.ci(WN)), e.ci(ni * 8 + (q & 1))),
                         e.mul(t4, e.ci(2)));
-        v = cloneEpilogue(b, e, m, v, i, j, mi * 2 + (q >= 2),
-                          ni * 2 + (q & 1), fragCache);
+        v = cloneEpilogue(b, e, m, v, i, j, mi * 2 + (q >= 2), ni * 2 + (q & 1),
+                          fragCache);
         Value gi = e.add(rowC, i), gj = e.add(colC, j);
         auto ifOp = scf::IfOp::create(
             b, loc, e.andi(e.ult(gi, Mo), e.ult(gj, No)), false);
@@ -1036,8 +1033,8 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
     Value v = fin[r];
     Value i = e.add(rowBase, e.ci(8 * ((r / 2) % 2)));
     Value j = e.add(colBase, e.ci(8 * (r / 4) + (r % 2)));
-    vals[r] = cloneEpilogue(b, e, m, v, i, j, (r / 2) % 2,
-                            (r / 4) * 2 + r % 2, fragCache);
+    vals[r] = cloneEpilogue(b, e, m, v, i, j, (r / 2) % 2, (r / 4) * 2 + r % 2,
+                            fragCache);
   }
   for (int64_t r = 0; r < 64; r += 2) {
     Value gi = e.add(rowC, e.add(rowBase, e.ci(8 * ((r / 2) % 2))));
