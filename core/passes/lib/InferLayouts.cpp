@@ -575,31 +575,25 @@ LogicalResult KernelLayouts::run() {
   return success();
 }
 
-struct InferLayoutsPass
-    : PassWrapper<InferLayoutsPass, OperationPass<ModuleOp>> {
+struct InferLayoutsPass : TargetPass<InferLayoutsPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InferLayoutsPass)
   InferLayoutsPass() = default;
-  InferLayoutsPass(const InferLayoutsPass &o) : PassWrapper(o) {}
+  InferLayoutsPass(const InferLayoutsPass &o) : TargetPass(o) {}
   StringRef getName() const override { return "TesseraInferLayouts"; }
   StringRef getArgument() const override { return "tessera-infer-layouts"; }
   StringRef getDescription() const override {
     return "Give every fragment tile a linear layout chosen from the target's "
            "MMA atoms, copies and element-wise uses";
   }
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("chip name or target .toml path")};
   Option<bool> fmaFallback{
       *this, "fma-fallback",
       llvm::cl::desc("lay out a gemm with no matching MMA atom for vector FMA "
                      "(otherwise: an error)"),
       llvm::cl::init(true)};
 
-  void runOnOperation() override {
-    auto t = loadTargetFor(getOperation(), target, getArgument());
-    if (!t)
-      return signalPassFailure();
+  void runWithTarget(const target::TargetDescription &t) {
     for (KernelOp k : kernelsOf(getOperation())) {
-      KernelLayouts kl(k, *t, fmaFallback);
+      KernelLayouts kl(k, t, fmaFallback);
       LogicalResult r = failure();
       try {
         r = kl.run();

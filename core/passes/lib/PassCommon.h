@@ -7,6 +7,7 @@
 #include "tessera/layout/LinearLayout.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 
 namespace tessera::passes {
 
@@ -29,6 +30,27 @@ std::string dataTypeName(mlir::Type t);
 std::optional<target::TargetDescription>
 loadTargetFor(mlir::Operation *op, const std::string &spec,
               llvm::StringRef passName);
+
+/// A module pass driven by a `target=<chip or .toml path>` option: loads the
+/// TargetDescription (reporting failure on the module) and hands it to
+/// Derived::runWithTarget.
+template <typename Derived>
+struct TargetPass
+    : mlir::PassWrapper<Derived, mlir::OperationPass<mlir::ModuleOp>> {
+  using Base = mlir::PassWrapper<Derived, mlir::OperationPass<mlir::ModuleOp>>;
+  TargetPass() = default;
+  TargetPass(const TargetPass &o) : Base(o) {}
+
+  typename Base::template Option<std::string> target{
+      *this, "target", llvm::cl::desc("chip name or target .toml path")};
+
+  void runOnOperation() final {
+    auto t = loadTargetFor(this->getOperation(), target, this->getArgument());
+    if (!t)
+      return this->signalPassFailure();
+    static_cast<Derived *>(this)->runWithTarget(*t);
+  }
+};
 
 /// The tile.kernel ops of the module.
 llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);

@@ -199,10 +199,10 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   p.erase();
 }
 
-struct PipelinePass : PassWrapper<PipelinePass, OperationPass<ModuleOp>> {
+struct PipelinePass : TargetPass<PipelinePass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelinePass)
   PipelinePass() = default;
-  PipelinePass(const PipelinePass &o) : PassWrapper(o) {}
+  PipelinePass(const PipelinePass &o) : TargetPass(o) {}
   StringRef getName() const override { return "TesseraPipelineLoops"; }
   StringRef getArgument() const override { return "tessera-pipeline-loops"; }
   StringRef getDescription() const override {
@@ -212,12 +212,7 @@ struct PipelinePass : PassWrapper<PipelinePass, OperationPass<ModuleOp>> {
   void getDependentDialects(DialectRegistry &r) const override {
     r.insert<scf::SCFDialect, arith::ArithDialect>();
   }
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("chip name or target .toml path")};
-  void runOnOperation() override {
-    auto t = loadTargetFor(getOperation(), target, getArgument());
-    if (!t)
-      return signalPassFailure();
+  void runWithTarget(const target::TargetDescription &t) {
     for (KernelOp k : kernelsOf(getOperation())) {
       int64_t shared = 0;
       k.walk([&](AllocOp a) {
@@ -227,7 +222,7 @@ struct PipelinePass : PassWrapper<PipelinePass, OperationPass<ModuleOp>> {
       SmallVector<PipelinedOp> loops;
       k.walk([&](PipelinedOp p) { loops.push_back(p); });
       for (PipelinedOp p : loops)
-        pipelineLoop(p, *t, shared);
+        pipelineLoop(p, t, shared);
     }
   }
 };

@@ -114,23 +114,18 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
   return success();
 }
 
-struct PlanSharedPass : PassWrapper<PlanSharedPass, OperationPass<ModuleOp>> {
+struct PlanSharedPass : TargetPass<PlanSharedPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PlanSharedPass)
   PlanSharedPass() = default;
-  PlanSharedPass(const PlanSharedPass &o) : PassWrapper(o) {}
+  PlanSharedPass(const PlanSharedPass &o) : TargetPass(o) {}
   StringRef getName() const override { return "TesseraPlanShared"; }
   StringRef getArgument() const override { return "tessera-plan-shared"; }
   StringRef getDescription() const override {
     return "Assign liveness-based shared-memory offsets to shared tiles";
   }
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("chip name or target .toml path")};
-  void runOnOperation() override {
-    auto t = loadTargetFor(getOperation(), target, getArgument());
-    if (!t)
-      return signalPassFailure();
+  void runWithTarget(const target::TargetDescription &t) {
     for (KernelOp k : kernelsOf(getOperation()))
-      if (failed(planKernel(k, *t)))
+      if (failed(planKernel(k, t)))
         signalPassFailure();
   }
 };

@@ -24,23 +24,17 @@ using namespace tessera::tile;
 namespace tessera::passes {
 namespace {
 
-struct SwizzleSharedPass
-    : PassWrapper<SwizzleSharedPass, OperationPass<ModuleOp>> {
+struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SwizzleSharedPass)
   SwizzleSharedPass() = default;
-  SwizzleSharedPass(const SwizzleSharedPass &o) : PassWrapper(o) {}
+  SwizzleSharedPass(const SwizzleSharedPass &o) : TargetPass(o) {}
   StringRef getName() const override { return "TesseraSwizzleShared"; }
   StringRef getArgument() const override { return "tessera-swizzle-shared"; }
   StringRef getDescription() const override {
     return "Choose bank-conflict-free XOR swizzles for shared tiles";
   }
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("chip name or target .toml path")};
 
-  void runOnOperation() override {
-    auto t = loadTargetFor(getOperation(), target, getArgument());
-    if (!t)
-      return signalPassFailure();
+  void runWithTarget(const target::TargetDescription &t) {
     Builder b(&getContext());
     getOperation().walk([&](AllocOp a) {
       TileType tt = a.getType();
@@ -56,20 +50,20 @@ struct SwizzleSharedPass
         if (auto v = u->getAttrOfType<IntegerAttr>("vector_bytes"))
           vec = std::max<int>(vec, int(v.getInt()));
       if (vec == 0)
-        vec = t->globalLoadVectorBytes;
+        vec = t.globalLoadVectorBytes;
       int access = sharedAccessBytes(cols, eb, vec);
       layout::SwizzleParams p;
       try {
-        p = chooseSharedSwizzle(rows, cols, eb, t->banks, access);
+        p = chooseSharedSwizzle(rows, cols, eb, t.banks, access);
         layout::LinearLayout l = layout::swizzledSharedLayout(rows, cols, p);
         int conflicts = 0;
         int vecElems = access / eb;
         for (int r0 = 0; r0 < rows; r0 += std::min(rows, 16))
           for (int c0 = 0; c0 < cols; c0 += vecElems)
             conflicts += layout::countBankConflicts(
-                             l, eb, t->banks,
+                             l, eb, t.banks,
                              columnChunkAccess(rows, cols, eb, access,
-                                               t->warpSize, r0, c0))
+                                               t.warpSize, r0, c0))
                              .conflicts;
         if (conflicts)
           a.emitWarning("swizzle <")
