@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "TestFiles.h"
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+
 #include <dlfcn.h>
 #include <fstream>
 #include <iterator>
@@ -17,19 +19,8 @@
 
 namespace {
 
-std::string exeDir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0)
-    return ".";
-  std::string path(buf, size_t(n));
-  return path.substr(0, path.rfind('/'));
-}
-
-std::vector<char> readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
-}
+using tessera::test::exeDir;
+using tessera::test::readFile;
 
 const tessera_runtime_plugin *loadPlugin() {
   static const tessera_runtime_plugin *plugin = [] {
