@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionFastPath.h"
+#include "PtxEmitter.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
 
@@ -405,82 +406,9 @@ bool match(tile::KernelOp kernel, AttnMatch &m) {
 
 namespace {
 
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-  Type i32, i64, f32;
-
-  Emitter(OpBuilder &b, Location loc)
-      : b(b), loc(loc), i32(b.getI32Type()), i64(b.getI64Type()),
-        f32(b.getF32Type()) {}
-
-  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
-  Value ci(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value cf(float v) {
-    return arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value divu(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, ci(y));
-  }
-  Value remu(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, ci(y));
-  }
-  Value xori(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
-  Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value ori(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value sel(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value fmax(Value x, Value y) {
-    return arith::MaxNumFOp::create(b, loc, x, y);
-  }
-  Value toI32(Value index) {
-    return arith::IndexCastUIOp::create(b, loc, i32, index);
-  }
-  Value toI64(Value index) {
-    return arith::IndexCastUIOp::create(b, loc, i64, index);
-  }
-
-  SmallVector<Value> asmOp(StringRef text, StringRef constraints,
-                           ValueRange operands, TypeRange results = {}) {
-    Type res;
-    if (results.size() == 1)
-      res = results[0];
-    else if (results.size() > 1)
-      res = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                             SmallVector<Type>(results));
-    auto op = LLVM::InlineAsmOp::create(
-        b, loc, res, operands, text, constraints, /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
-    SmallVector<Value> out;
-    if (results.size() == 1)
-      out.push_back(op.getResult(0));
-    else
-      for (unsigned i = 0; i < results.size(); ++i)
-        out.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0),
-                                                   ArrayRef<int64_t>{i}));
-    return out;
-  }
-  /// Pure inline asm (no side effects: may be scheduled / CSE'd freely).
-  Value pureAsm(StringRef text, StringRef constraints, ValueRange operands,
-                Type result) {
-    auto op = LLVM::InlineAsmOp::create(
-        b, loc, result, operands, text, constraints, /*has_side_effects=*/false,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
-    return op.getResult(0);
-  }
+/// The shared builders plus the few instructions only attention needs.
+struct Emitter : tessera::cuda::PtxEmitter {
+  using tessera::cuda::PtxEmitter::PtxEmitter;
   Value ex2(Value x) {
     return pureAsm("ex2.approx.ftz.f32 $0, $1;", "=f,f", {x}, f32);
   }

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmFastPath.h"
+#include "PtxEmitter.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
 
@@ -285,60 +286,7 @@ bool match(tile::KernelOp kernel, GemmMatch &m) {
 // Emission helpers
 //===----------------------------------------------------------------------===//
 
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-  Type i32, i64, f32;
-
-  Emitter(OpBuilder &b, Location loc)
-      : b(b), loc(loc), i32(b.getI32Type()), i64(b.getI64Type()),
-        f32(b.getF32Type()) {}
-
-  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
-  Value c64(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
-  Value ci(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value xori(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
-  Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
-  Value ult(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
-  Value ule(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
-  }
-  Value toI32(Value index) {
-    return arith::IndexCastUIOp::create(b, loc, i32, index);
-  }
-  Value toI64(Value index) {
-    return arith::IndexCastUIOp::create(b, loc, i64, index);
-  }
-
-  /// Inline PTX; `results` empty for side-effect-only statements.
-  SmallVector<Value> asmOp(StringRef text, StringRef constraints,
-                           ValueRange operands, TypeRange results = {}) {
-    Type res;
-    if (results.size() == 1)
-      res = results[0];
-    else if (results.size() > 1)
-      res = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                             SmallVector<Type>(results));
-    auto op = LLVM::InlineAsmOp::create(
-        b, loc, res, operands, text, constraints, /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-        ArrayAttr());
-    SmallVector<Value> out;
-    if (results.size() == 1)
-      out.push_back(op.getResult(0));
-    else
-      for (unsigned i = 0; i < results.size(); ++i)
-        out.push_back(LLVM::ExtractValueOp::create(b, loc, op.getResult(0),
-                                                   ArrayRef<int64_t>{i}));
-    return out;
-  }
-};
+using Emitter = tessera::cuda::PtxEmitter;
 
 /// Re-computes the loop body's index arithmetic for induction value `iv` and
 /// returns the values mapped for the copies' offsets.
