@@ -18,11 +18,9 @@ public:
                               const tessera::CompileTarget &target,
                               const tessera::CompileOptions &options,
                               tessera::CompiledImage &image) override {
-    // Kernels of the canonical GEMM shape get the tensor-core kernel; the
-    // rest take the SIMT path.
     std::vector<std::pair<std::string, unsigned>> shared;
-    if (mlir::failed(tessera::cuda::lowerTileToGpu(module, target.chip, shared,
-                                                   &image.threads)))
+    if (mlir::failed(tessera::cuda::lowerTileToGpu(module, target, options,
+                                                   shared, &image.threads)))
       return mlir::failure();
     if (mlir::failed(tessera::cuda::emitCubin(module, target, options,
                                               image.bytes, image.imageKind)))

@@ -16,8 +16,12 @@
 
 #include "LowerTileToGpu.h"
 #include "AttentionFastPath.h"
+#include "CudaTargetHooks.h"
 #include "GemmFastPath.h"
 #include "TileLoweringUtils.h"
+
+#include "tessera/Passes/Distribute.h"
+#include "tessera/Passes/Passes.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
 
@@ -27,7 +31,10 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
@@ -129,16 +136,18 @@ int64_t planSharedMemory(Operation *f, int64_t start) {
   return offset;
 }
 
-LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
-                              const TypeConverter &converter, StringRef chip,
-                              int64_t &sharedBytes) {
+/// Moves `f`'s body into a new gpu.func `tessera_kernel_<name>` of
+/// `gpuModule` whose parameters are the runtime's slots, and erases `f`.
+gpu::GPUFuncOp createKernelFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
+                                    const TypeConverter &converter) {
   MLIRContext *ctx = f.getContext();
   Location loc = f.getLoc();
   tile::KernelOp kernel;
   f.walk([&](tile::KernelOp k) { kernel = k; });
-  if (!kernel)
-    return f.emitOpError("launches no tile.kernel");
-
+  if (!kernel) {
+    f.emitOpError("launches no tile.kernel");
+    return {};
+  }
   // Parameter list: the slots.
   SmallVector<Type> params;
   Block &old = f.getBody().front();
@@ -162,6 +171,23 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
                       [&](Type) -> Value { return entry->getArgument(p++); });
   entry->getOperations().splice(entry->end(), old.getOperations());
   f.erase();
+  return fn;
+}
+
+/// Tries the whole-kernel fast paths (retired as the distribution catches up
+/// with them) on `f`. When one matches, `matched` is set, the kernel is in
+/// `gpuModule` and `sharedBytes` holds its dynamic shared memory; otherwise
+/// nothing was added.
+LogicalResult tryFastPath(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
+                          const TypeConverter &converter, StringRef chip,
+                          int64_t &sharedBytes, bool &matched) {
+  MLIRContext *ctx = f.getContext();
+  Location loc = f.getLoc();
+  matched = false;
+  gpu::GPUFuncOp fn = createKernelFunction(f, gpuModule, converter);
+  if (!fn)
+    return failure();
+  OpBuilder b(fn);
   // sm_90a: the TMA + wgmma kernel for the canonical GEMM, plus the mma.sync
   // kernel `<symbol>__fallback` that the runtime launches instead where a
   // tensor map cannot describe the operands (row pitch or base address not
@@ -208,15 +234,21 @@ LogicalResult rewriteFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
           /*alignment=*/4, /*addrSpace=*/1);
       sharedBytes = planSharedMemory(fn, g.sharedBytes);
       fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
+      matched = true;
       return success();
     }
     fallback->erase();
   }
-  // Tensor-core kernel for the canonical GEMM, then the SIMT path's tiles
-  // after its buffers.
+  // Tensor-core kernel for the canonical GEMM, then the remaining tile ops
+  // (element-wise) after its buffers.
   int64_t fastBytes = tessera::cuda::lowerCanonicalAttention(fn, chip);
   if (fastBytes == 0)
     fastBytes = tessera::cuda::lowerCanonicalGemm(fn, chip);
+  if (fastBytes == 0) {
+    fn.erase();
+    return success();
+  }
+  matched = true;
   sharedBytes = planSharedMemory(fn, fastBytes);
   fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
   return success();
@@ -635,12 +667,15 @@ struct AtomicLowering : TilePattern<tile::AtomicOp> {
 } // namespace
 
 LogicalResult tessera::cuda::lowerTileToGpu(
-    ModuleOp module, llvm::StringRef chip,
+    ModuleOp module, const tessera::CompileTarget &target,
+    const tessera::CompileOptions &options,
     std::vector<std::pair<std::string, unsigned>> &shared,
     std::vector<std::pair<std::string, unsigned>> *threads) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
-                   arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect>();
+                   arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect,
+                   vector::VectorDialect>();
+  StringRef chip = target.chip;
   gpu::GPUModuleOp gpuModule;
   for (auto m : module.getOps<gpu::GPUModuleOp>())
     if (m.getName() == kGpuModuleName)
@@ -653,14 +688,80 @@ LogicalResult tessera::cuda::lowerTileToGpu(
                     b.getUnitAttr());
   }
   TileTypeConverter converter(tileMemorySpace);
+  // 1. The whole-kernel fast paths, on the canonical IR (being retired).
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(module.getLoc());
   for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
     if (f.isExternal())
       return f.emitOpError("has no body to compile");
-    std::string name = f.getSymName().str();
+    auto probe = cast<tile::FuncOp>(f->clone());
+    scratch->push_back(probe);
     int64_t bytes = 0;
-    if (failed(rewriteFunction(f, gpuModule, converter, chip, bytes)))
+    bool matched = false;
+    // A fast path that gives up part-way may have said why; that is no error
+    // of the kernel, which then takes the distribution path.
+    std::string probeLog;
+    LogicalResult probed = failure();
+    {
+      ScopedDiagnosticHandler quiet(ctx, [&](Diagnostic &d) {
+        probeLog += d.str() + "\n";
+        return success();
+      });
+      probed = tryFastPath(probe, gpuModule, converter, chip, bytes, matched);
+    }
+    if (failed(probed))
+      return f.emitOpError("internal: the fast-path probe failed: ")
+             << probeLog;
+    if (matched) {
+      shared.emplace_back(f.getSymName().str(), (unsigned)bytes);
+      f.erase();
+    }
+  }
+  // 2. Every other kernel: the core passes, then distribution through the
+  //    cuda hooks.
+  if (!module.getOps<tile::FuncOp>().empty()) {
+    std::string spec =
+        target.descriptionPath.empty() ? target.chip : target.descriptionPath;
+    std::string error;
+    auto desc = tessera::passes::resolveTarget(spec, &error);
+    if (!desc)
+      return emitError(module.getLoc()) << error;
+    CudaTargetHooks hooks;
+    PassManager pm(ctx);
+    if (options.printIRAfterAll) {
+      ctx->disableMultithreading();
+      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                          [](Pass *, Operation *) { return true; },
+                          /*printModuleScope=*/true,
+                          /*printAfterOnlyOnChange=*/false);
+    }
+    tessera::passes::buildTesseraPipeline(
+        pm, spec, [&](const tessera::target::MmaAtom &a) {
+          return hooks.canEmitAtom(a);
+        });
+    if (failed(pm.run(module)))
       return failure();
-    shared.emplace_back(name, (unsigned)bytes);
+    for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
+      std::string name = f.getSymName().str();
+      gpu::GPUFuncOp fn = createKernelFunction(f, gpuModule, converter);
+      if (!fn)
+        return failure();
+      tessera::passes::DistributedKernel dk;
+      if (failed(tessera::passes::distributeKernel(fn.getBody(), *desc, hooks,
+                                                   dk)))
+        return failure();
+      fn.walk([](tile::ReturnOp r) {
+        OpBuilder b(r);
+        gpu::ReturnOp::create(b, r.getLoc());
+        r.erase();
+      });
+      fn->setAttr("tessera.shared_bytes",
+                  OpBuilder(ctx).getI64IntegerAttr(dk.sharedBytes));
+      shared.emplace_back(name, (unsigned)dk.sharedBytes);
+      if (options.printIRAfterAll)
+        llvm::errs() << "// -----// IR Dump After TesseraDistribute (" << name
+                     << ") //----- //\n"
+                     << fn << "\n";
+    }
   }
   if (threads)
     for (auto fn : gpuModule.getOps<gpu::GPUFuncOp>())
@@ -669,16 +770,17 @@ LogicalResult tessera::cuda::lowerTileToGpu(
             fn.getName().drop_front(kKernelSymbolPrefix.size()).str(),
             (unsigned)t.getInt());
 
-  ConversionTarget target(*ctx);
-  target.addIllegalDialect<tile::TileDialect>();
-  target.addLegalDialect<gpu::GPUDialect, memref::MemRefDialect,
-                         scf::SCFDialect, arith::ArithDialect,
-                         math::MathDialect, LLVM::LLVMDialect>();
-  target.addLegalOp<UnrealizedConversionCastOp>();
+  // The fast-path kernels' remaining element-wise tile ops.
+  ConversionTarget ct(*ctx);
+  ct.addIllegalDialect<tile::TileDialect>();
+  ct.addLegalDialect<gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
+                     arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect,
+                     vector::VectorDialect>();
+  ct.addLegalOp<UnrealizedConversionCastOp>();
   RewritePatternSet patterns(ctx);
   patterns.add<ReturnLowering, KernelLowering, AllocLowering, FillLowering,
                ClearLowering, CopyLowering, GemmLowering, ParallelLowering,
                ReduceLowering, AtomicLowering>(converter, ctx);
   populateCommonTilePatterns(converter, patterns);
-  return applyPartialConversion(gpuModule, target, std::move(patterns));
+  return applyPartialConversion(gpuModule, ct, std::move(patterns));
 }

@@ -13,6 +13,8 @@
 #ifndef TESSERA_BACKENDS_CUDA_LOWERTILETOGPU_H
 #define TESSERA_BACKENDS_CUDA_LOWERTILETOGPU_H
 
+#include "tessera/plugin/compiler_plugin.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -26,13 +28,16 @@ inline constexpr llvm::StringLiteral kKernelSymbolPrefix = "tessera_kernel_";
 inline constexpr llvm::StringLiteral kGpuModuleName = "tessera_kernels";
 
 /// Lowers every tile.func of `module` into a gpu.func of the gpu.module
-/// `kGpuModuleName` (created if absent); kernels of the canonical GEMM
-/// shape get the tensor-core mainloop (GemmFastPath.h). `sharedBytes` receives
+/// `kGpuModuleName` (created if absent): kernels of the canonical GEMM and
+/// attention shapes still get the whole-kernel fast paths (being retired);
+/// every other kernel runs the core passes and is distributed through the
+/// cuda TargetHooks (tessera/Passes/Distribute.h). `sharedBytes` receives
 /// the dynamic shared memory each kernel needs, by tile.func name. `threads`
 /// (optional) receives the threads per block of kernels whose lowering chose a
 /// count other than the tile.kernel's.
 mlir::LogicalResult lowerTileToGpu(
-    mlir::ModuleOp module, llvm::StringRef chip,
+    mlir::ModuleOp module, const tessera::CompileTarget &target,
+    const tessera::CompileOptions &options,
     std::vector<std::pair<std::string, unsigned>> &sharedBytes,
     std::vector<std::pair<std::string, unsigned>> *threads = nullptr);
 

@@ -17,6 +17,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -68,6 +69,7 @@ LogicalResult lowerToNVVM(ModuleOp module,
   registerConvertMemRefToLLVMInterface(registry);
   registerConvertNVVMToLLVMInterface(registry);
   ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
   module.getContext()->appendDialectRegistry(registry);
   module.getContext()->loadDialect<cf::ControlFlowDialect, ub::UBDialect>();
   PassManager pm(module.getContext());
@@ -84,6 +86,9 @@ LogicalResult lowerToNVVM(ModuleOp module,
   gm.addPass(arith::createArithExpandOpsPass());
   gm.addPass(createSCFToControlFlowPass());
   gm.addPass(memref::createExpandStridedMetadataPass());
+  // Distribution's vector loads and stores (their alignment attributes become
+  // the LLVM accesses' alignment: ld.global.v4 and friends).
+  gm.addPass(createConvertVectorToLLVMPass());
   ConvertGpuOpsToNVVMOpsOptions gpuOpts;
   gpuOpts.indexBitwidth = 64;
   gm.addPass(createConvertGpuOpsToNVVMOps(gpuOpts));

@@ -108,8 +108,9 @@ struct GemmChoice {
 
 class KernelLayouts {
 public:
-  KernelLayouts(KernelOp k, const target::TargetDescription &t, bool fma)
-      : kernel(k), tgt(t), allowFma(fma) {}
+  KernelLayouts(KernelOp k, const target::TargetDescription &t, bool fma,
+                const AtomFilter &filter)
+      : kernel(k), tgt(t), allowFma(fma), atomFilter(filter) {}
 
   LogicalResult run();
 
@@ -117,6 +118,7 @@ private:
   KernelOp kernel;
   const target::TargetDescription &tgt;
   bool allowFma;
+  const AtomFilter &atomFilter;
   int numWarps = 1;
   llvm::MapVector<Value, LinearLayout> assigned;
   /// (op, tile, demanded layout) collected while checking.
@@ -202,6 +204,8 @@ LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
   int64_t bestScore = -1;
   for (const target::MmaAtom *a : tgt.findMmaAtoms(ab, c)) {
     if (!a->cLayout || M % a->m || N % a->n || K % a->k || numWarps % a->warps)
+      continue;
+    if (atomFilter && !atomFilter(*a))
       continue;
     if ((aFrag && !a->aLayout) || (bFrag && !a->bLayout))
       continue;
@@ -578,7 +582,8 @@ LogicalResult KernelLayouts::run() {
 struct InferLayoutsPass : TargetPass<InferLayoutsPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InferLayoutsPass)
   InferLayoutsPass() = default;
-  InferLayoutsPass(const InferLayoutsPass &o) : TargetPass(o) {}
+  InferLayoutsPass(const InferLayoutsPass &o)
+      : TargetPass(o), atomFilter(o.atomFilter) {}
   StringRef getName() const override { return "TesseraInferLayouts"; }
   StringRef getArgument() const override { return "tessera-infer-layouts"; }
   StringRef getDescription() const override {
@@ -590,10 +595,12 @@ struct InferLayoutsPass : TargetPass<InferLayoutsPass> {
       llvm::cl::desc("lay out a gemm with no matching MMA atom for vector FMA "
                      "(otherwise: an error)"),
       llvm::cl::init(true)};
+  /// Atoms the backend can emit (all when empty); set from C++ only.
+  AtomFilter atomFilter;
 
   void runWithTarget(const target::TargetDescription &t) {
     for (KernelOp k : kernelsOf(getOperation())) {
-      KernelLayouts kl(k, t, fmaFallback);
+      KernelLayouts kl(k, t, fmaFallback, atomFilter);
       LogicalResult r = failure();
       try {
         r = kl.run();
@@ -608,9 +615,11 @@ struct InferLayoutsPass : TargetPass<InferLayoutsPass> {
 
 } // namespace
 
-std::unique_ptr<Pass> createInferLayoutsPass(const std::string &target) {
+std::unique_ptr<Pass> createInferLayoutsPass(const std::string &target,
+                                             AtomFilter filter) {
   auto p = std::make_unique<InferLayoutsPass>();
   p->target = target;
+  p->atomFilter = std::move(filter);
   return p;
 }
 void registerInferLayoutsPass() { PassRegistration<InferLayoutsPass>(); }

@@ -15,9 +15,10 @@ void registerSwizzleSharedPass();
 void registerPipelinePass();
 void registerPlanSharedPass();
 
-void buildTesseraPipeline(OpPassManager &pm, const std::string &target) {
+void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
+                          AtomFilter filter) {
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createInferLayoutsPass(target));
+  pm.addPass(createInferLayoutsPass(target, std::move(filter)));
   pm.addPass(createSwizzleSharedPass(target));
   pm.addPass(createPipelinePass(target));
   pm.addPass(createCanonicalizerPass());

@@ -12,6 +12,7 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,13 +29,19 @@ namespace tessera::passes {
 std::optional<target::TargetDescription> resolveTarget(const std::string &spec,
                                                        std::string *error);
 
-std::unique_ptr<mlir::Pass> createInferLayoutsPass(const std::string &target);
+/// Which MMA atoms layout inference may choose (a backend passes the atoms
+/// its TargetHooks can emit); empty: all of the description's.
+using AtomFilter = std::function<bool(const target::MmaAtom &)>;
+
+std::unique_ptr<mlir::Pass> createInferLayoutsPass(const std::string &target,
+                                                   AtomFilter filter = {});
 std::unique_ptr<mlir::Pass> createSwizzleSharedPass(const std::string &target);
 std::unique_ptr<mlir::Pass> createPipelinePass(const std::string &target);
 std::unique_ptr<mlir::Pass> createPlanSharedPass(const std::string &target);
 
 /// Adds verify/canonicalize, infer layouts, swizzle, pipeline, plan shared.
-void buildTesseraPipeline(mlir::OpPassManager &pm, const std::string &target);
+void buildTesseraPipeline(mlir::OpPassManager &pm, const std::string &target,
+                          AtomFilter filter = {});
 
 /// Registers the four passes (`tessera-infer-layouts`,
 /// `tessera-swizzle-shared`, `tessera-pipeline-loops`... see docs/passes.md)

@@ -1,6 +1,8 @@
-// The SIMT path: every example compiles for sm_80 and sm_90a to a kernel
-// whose parameters are the runtime's slots, with block barriers between
-// tile ops, shuffle reductions and extern dynamic shared memory.
+// Distribution (core/passes/lib/Distribute.cpp): the examples no fast path
+// matches compile for sm_80 and sm_90a to kernels whose parameters are the
+// runtime's slots; fragments stay in registers (no local memory), copies are
+// vectorized as their layouts say, reductions shuffle across lanes, and an
+// element-wise kernel needs neither shared memory nor barriers.
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t/ew %t/sm %t/fa %t/rn
 // RUN: %tessera compile %examples/elementwise_add.mlir --target nvptx64-nvidia-cuda:sm_80 -o %t/ew.tsb --dump-dir %t/ew
@@ -15,7 +17,7 @@
 // RUN: %tessera info %t/gf.tsb | FileCheck %s --check-prefix=INFO
 
 // EW: .target sm_80
-// EW: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// EW-NOT: .shared
 // EW: .visible .entry tessera_kernel_elementwise_add(
 // EW-NEXT: .param .u64 {{.*}}_param_0,
 // EW-NEXT: .param .u64 {{.*}}_param_1,
@@ -24,12 +26,16 @@
 // EW-NEXT: .param .u64 {{.*}}_param_4,
 // EW-NEXT: .param .u64 {{.*}}_param_5
 // EW: .maxntid 256, 1, 1
-// EW: bar.sync 0;
+// EW-NOT: bar.sync
+// EW-NOT: .local
+// EW: ld.global.v4.{{[bf]}}32
+// EW-NOT: bar.sync
+// EW: st.global.v4.{{[bf]}}32
 
 // SM: .target sm_90a
 // SM: .visible .entry tessera_kernel_softmax(
+// SM-NOT: .local
 // SM: shfl.sync.bfly.b32
-// SM: bar.sync 0;
 
 // RN: .visible .entry tessera_kernel_rmsnorm(
 // RN: .param .u64 {{.*}}_param_7,

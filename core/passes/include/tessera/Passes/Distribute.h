@@ -1,0 +1,50 @@
+//===- Distribute.h - every tile op to per-thread code ----------*- C++ -*-===//
+//
+// Distribution, the core's last step before a backend's dialect conversion
+// (docs/compiler.md): after the core passes have recorded layouts, swizzles,
+// stages and shared-memory offsets, each tile op is lowered by itself to
+// per-thread code over upstream dialects — gpu ids, barriers and shuffles,
+// memref (workgroup memory for shared tiles, a private array per fragment
+// indexed by its layout's register bits), vector, arith, math and scf —
+// calling the backend's TargetHooks for what is vendor-specific.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSERA_PASSES_DISTRIBUTE_H
+#define TESSERA_PASSES_DISTRIBUTE_H
+
+#include "tessera/plugin/target_hooks.h"
+#include "tessera/target/TargetDescription.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tessera::passes {
+
+/// What distribution of one kernel decided.
+struct DistributedKernel {
+  /// Bytes of dynamic shared memory the kernel needs: the planned tiles plus
+  /// the scratch of reductions and layout conversions.
+  int64_t sharedBytes = 0;
+  /// 32-bit registers its fragments take per thread.
+  int64_t fragmentRegisters = 0;
+};
+
+/// Distributes the tile ops of `body`, the single-block region of a function
+/// whose tile.func arguments have been replaced already (global tensors by
+/// unrealized casts of row-major memrefs, scalars by values) and which holds
+/// one tile.kernel after the core passes. `tile.return` is left for the
+/// caller to replace. Errors (budgets, unsupported combinations) are
+/// reported on the offending op.
+mlir::LogicalResult distributeKernel(mlir::Region &body,
+                                     const target::TargetDescription &target,
+                                     TargetHooks &hooks,
+                                     DistributedKernel &result);
+
+/// Hooks with the portable defaults and no MMA atom (vector FMA only): what
+/// `tessera-opt --tessera-distribute` uses to show distribution without a
+/// backend.
+TargetHooks &portableHooks();
+
+} // namespace tessera::passes
+
+#endif

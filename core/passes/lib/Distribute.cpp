@@ -1,0 +1,1615 @@
+//===- Distribute.cpp - every tile op to per-thread code ------------------===//
+//
+// Each tile op is lowered by itself from what the core passes recorded:
+//  - a fragment is a private array of the thread's registers, register i
+//    holding the element its layout maps (register i, lane, warp) to; every
+//    access uses a compile-time register index, so LLVM keeps it in registers;
+//  - a shared tile is a view of the kernel's dynamic shared memory at the
+//    planned offset, its rank-2 elements placed by the recorded XOR swizzle;
+//  - tile.parallel runs its body once per register of the fragment it is
+//    laid out by (its lane/warp part is computed once per layout);
+//  - tile.reduce combines in registers, then across the lanes (shuffles) and
+//    the warps (shared memory) its layout spreads the reduced dim over;
+//  - tile.gemm walks the atom instances of its accumulator layout and calls
+//    the backend's emitMma, loading operands with loadMmaOperand (or element
+//    by element from their layouts);
+//  - copies move vectors as the layouts and `vector_bytes` say, masked at
+//    tensor edges; async copies go through the backend's emitAsyncCopy.
+// Shared memory written by one op and read by another is ordered by block
+// barriers around the writing op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/Passes/Distribute.h"
+
+#include "PassCommon.h"
+#include "TileLoweringUtils.h"
+
+#include "tessera/layout/NamedLayouts.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace tessera;
+using namespace tessera::tile;
+using namespace tessera::lowering;
+using layout::LinearLayout;
+
+void TargetHooks::emitBarrier(OpBuilder &b, Location loc) {
+  gpu::BarrierOp::create(b, loc);
+}
+
+Value TargetHooks::emitShuffleXor(OpBuilder &b, Location loc, Value v, int mask,
+                                  int warpSize) {
+  Value m = arith::ConstantIntOp::create(b, loc, mask, 32);
+  Value w = arith::ConstantIntOp::create(b, loc, warpSize, 32);
+  return gpu::ShuffleOp::create(b, loc, v, m, w, gpu::ShuffleMode::XOR)
+      .getShuffleResult();
+}
+
+namespace tessera::passes {
+namespace {
+
+struct PortableHooks final : TargetHooks {
+  bool canEmitAtom(const target::MmaAtom &) const override { return false; }
+  SmallVector<Value> emitMma(OpBuilder &, Location, const target::MmaAtom &,
+                             ArrayRef<Value>, ArrayRef<Value>,
+                             ArrayRef<Value> c) override {
+    return SmallVector<Value>(c);
+  }
+};
+
+int64_t product(ArrayRef<int64_t> s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+/// A shared tile (or a stage of one): a flat workgroup memref and the
+/// element offset of the view.
+struct SharedTile {
+  Value mem;
+  Value base;
+  SmallVector<int64_t> shape;
+  int64_t vec = 0, perPhase = 1, maxPhase = 1; // vec 0: not swizzled
+  Type elem;
+};
+
+struct FragTile {
+  Value mem;
+  LinearLayout layout;
+  int64_t regs = 0;
+  Type elem;
+};
+
+struct LocalTile {
+  Value mem;
+  SmallVector<int64_t> shape;
+  Type elem;
+};
+
+using Coords = SmallVector<int64_t, 4>;
+
+Coords regCoords(const LinearLayout &l, int64_t reg) {
+  Coords c(l.getOutDims().size(), 0);
+  if (!l.hasInDim(layout::kRegister))
+    return c;
+  int bits = l.getInDimSizeLog2(layout::kRegister);
+  for (int i = 0; i < bits; ++i)
+    if (reg >> i & 1) {
+      const LinearLayout::Basis &bs = l.getBasis(layout::kRegister, i);
+      for (size_t d = 0; d < c.size(); ++d)
+        c[d] ^= bs[d];
+    }
+  return c;
+}
+
+/// Whether two layouts put the same element at the same lane and warp bits
+/// once `b`'s dims are taken as `dims` of `a` (b's dim k is a's dims[k]).
+bool sameThreadPart(const LinearLayout &a, const LinearLayout &b,
+                    ArrayRef<int> dims) {
+  for (const std::string &n : {layout::kLane, layout::kWarp}) {
+    int na = a.hasInDim(n) ? a.getInDimSizeLog2(n) : 0;
+    int nb = b.hasInDim(n) ? b.getInDimSizeLog2(n) : 0;
+    for (int i = 0; i < std::max(na, nb); ++i)
+      for (size_t k = 0; k < dims.size(); ++k) {
+        int32_t va = i < na ? a.getBasis(n, i)[dims[k]] : 0;
+        int32_t vb = i < nb ? b.getBasis(n, i)[k] : 0;
+        if (va != vb)
+          return false;
+      }
+  }
+  return true;
+}
+
+class Distributor {
+public:
+  Distributor(Region &body, const target::TargetDescription &t, TargetHooks &h)
+      : body(body), tgt(t), hooks(h), b(body.getContext()),
+        eb(body.getContext()) {}
+
+  LogicalResult run(DistributedKernel &out);
+
+private:
+  Region &body;
+  const target::TargetDescription &tgt;
+  TargetHooks &hooks;
+  OpBuilder b;  // where the op being lowered was
+  OpBuilder eb; // the entry block: thread ids, private arrays
+  Location loc = UnknownLoc::get(body.getContext());
+  Value tid, lane, warp, smemBytes;
+  int64_t threads = 0, warpSize = 32, numWarps = 1;
+  int64_t scratchBase = 0, scratchBytes = 0, fragmentWords = 0;
+  llvm::DenseMap<Value, SharedTile> shared;
+  llvm::DenseMap<Value, FragTile> frags;
+  llvm::DenseMap<Value, LocalTile> locals;
+  std::map<std::string, SmallVector<Value>> dynParts;
+  std::map<std::string, std::map<Coords, int64_t>> regIndex;
+  SmallVector<std::pair<std::string, int64_t>> fragmentUse;
+  SmallVector<Operation *> deadTiles;
+
+  // --- small builders ---------------------------------------------------
+  Value c(int64_t v) { return idx(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+  Value divC(Value x, int64_t y) {
+    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, c(y)).getResult();
+  }
+  Value remC(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, c(y));
+  }
+  Value ult(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  void barrier() { hooks.emitBarrier(b, loc); }
+
+  // --- tiles --------------------------------------------------------------
+  LogicalResult lowerAlloc(AllocOp op);
+  Value sharedOffset(const SharedTile &s, ValueRange idxs);
+  Value sharedAddress(const SharedTile &s, Value offset);
+  /// The row-major memref behind a global tensor (the caller unpacked the
+  /// kernel's arguments into unrealized casts of memrefs).
+  Value globalMemref(Value tensor) {
+    auto cast = tensor.getDefiningOp<UnrealizedConversionCastOp>();
+    if (!cast || cast->getNumOperands() != 1 ||
+        !isa<MemRefType>(cast->getOperand(0).getType()))
+      return {};
+    return cast->getOperand(0);
+  }
+  SmallVector<Value> dynPart(const LinearLayout &l);
+  SmallVector<Value> coordsOf(const LinearLayout &l, int64_t reg);
+  std::optional<int64_t> regOf(const FragTile &f, const Coords &c);
+  Value loadElem(Value tile, ValueRange idxs, Operation *at);
+  LogicalResult storeElem(Value v, Value tile, ValueRange idxs, Operation *at);
+  Value regLoad(const FragTile &f, int64_t r) {
+    return memref::LoadOp::create(b, loc, f.mem, ValueRange{c(r)});
+  }
+  void regStore(const FragTile &f, int64_t r, Value v) {
+    memref::StoreOp::create(b, loc, v, f.mem, ValueRange{c(r)});
+  }
+  /// Runs `fn` over every element index of `shape`, spread over the block's
+  /// threads when `spread`, else every thread visits all.
+  void forEachElement(ArrayRef<int64_t> shape, bool spread,
+                      function_ref<void(ValueRange)> fn);
+
+  // --- ops ------------------------------------------------------------------
+  LogicalResult lowerBlock(Block &blk);
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerFill(Value dst, Value value);
+  LogicalResult lowerParallel(ParallelOp p);
+  LogicalResult lowerReduce(ReduceOp r);
+  LogicalResult lowerCopy(Operation *op, Value src, ValueRange srcOff,
+                          Value dst, ValueRange dstOff, bool transpose,
+                          bool async);
+  LogicalResult copyGlobalToShared(Operation *op, Value src, ValueRange off,
+                                   const SharedTile &d, bool async);
+  LogicalResult copyFragmentGlobal(Operation *op, const FragTile &f,
+                                   Value tensor, ValueRange off, bool toGlobal);
+  LogicalResult copyTileToTile(Operation *op, Value src, Value dst,
+                               bool transpose);
+  LogicalResult lowerGemm(GemmOp g);
+  LogicalResult lowerAtomic(AtomicOp a);
+  int64_t reserveScratch(int64_t bytes) {
+    scratchBytes = std::max(scratchBytes, bytes);
+    return scratchBase;
+  }
+  Value scratchView(Type elem, int64_t count) {
+    auto ty =
+        MemRefType::get({count}, elem, MemRefLayoutAttrInterface{},
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup));
+    return memref::ViewOp::create(b, loc, ty, smemBytes, c(scratchBase),
+                                  ValueRange{});
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Tiles
+//===----------------------------------------------------------------------===//
+
+LogicalResult Distributor::lowerAlloc(AllocOp op) {
+  TileType t = op.getType();
+  Type elem = t.getElementType();
+  if (t.isShared()) {
+    auto off = op->getAttrOfType<IntegerAttr>("offset");
+    if (!off)
+      return op.emitOpError("shared tile has no planned offset: run "
+                            "tessera-plan-shared before distribution");
+    auto ty = MemRefType::get(
+        {product(t.getShape())}, elem, MemRefLayoutAttrInterface{},
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    SharedTile s;
+    s.mem = memref::ViewOp::create(eb, loc, ty, smemBytes,
+                                   idx(eb, loc, off.getInt()), ValueRange{});
+    s.base = idx(eb, loc, 0);
+    s.shape.assign(t.getShape().begin(), t.getShape().end());
+    s.elem = elem;
+    if (auto sw = op->getAttrOfType<SwizzleAttr>("swizzle")) {
+      s.vec = sw.getVec();
+      s.perPhase = sw.getPerPhase();
+      s.maxPhase = sw.getMaxPhase();
+    }
+    shared[op.getResult()] = s;
+    return success();
+  }
+  if (t.isFragment()) {
+    auto la = t.getLayout();
+    if (!la)
+      return op.emitOpError("fragment has no layout: run "
+                            "tessera-infer-layouts before distribution");
+    FragTile f;
+    f.layout = fromLayoutAttr(la, t.getShape());
+    f.regs = f.layout.getInDimSize(layout::kRegister);
+    f.elem = elem;
+    f.mem = memref::AllocaOp::create(eb, loc, MemRefType::get({f.regs}, elem));
+    int64_t words =
+        (f.regs * std::max<int64_t>(8, elem.getIntOrFloatBitWidth()) + 31) / 32;
+    fragmentWords += words;
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    os << t;
+    fragmentUse.push_back({name, words});
+    frags[op.getResult()] = f;
+    return success();
+  }
+  LocalTile l;
+  l.shape.assign(t.getShape().begin(), t.getShape().end());
+  l.elem = elem;
+  l.mem =
+      memref::AllocaOp::create(eb, loc, MemRefType::get(t.getShape(), elem));
+  locals[op.getResult()] = l;
+  return success();
+}
+
+Value Distributor::sharedOffset(const SharedTile &s, ValueRange idxs) {
+  size_t rank = s.shape.size();
+  if (s.vec > 0 && rank >= 2) {
+    // The swizzle permutes the chunks of each row of the innermost 2-D tile.
+    Value r = idxs[rank - 2], col = idxs[rank - 1];
+    int64_t cols = s.shape[rank - 1];
+    Value chunk = divC(col, s.vec);
+    Value phase = remC(divC(r, s.perPhase), s.maxPhase);
+    Value sw = add(mul(xorI(chunk, phase), c(s.vec)), remC(col, s.vec));
+    Value flat = add(mul(r, c(cols)), sw);
+    int64_t stride = s.shape[rank - 2] * cols;
+    for (int64_t d = int64_t(rank) - 3; d >= 0; --d) {
+      flat = add(flat, mul(idxs[d], c(stride)));
+      stride *= s.shape[d];
+    }
+    return add(s.base, flat);
+  }
+  Value flat = c(0);
+  int64_t stride = 1;
+  for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+    flat = add(flat, stride == 1 ? idxs[d] : mul(idxs[d], c(stride)));
+    stride *= s.shape[d];
+  }
+  return add(s.base, flat);
+}
+
+Value Distributor::sharedAddress(const SharedTile &s, Value offset) {
+  Value basePtr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, s.mem);
+  int64_t eb = std::max<int64_t>(1, s.elem.getIntOrFloatBitWidth() / 8);
+  return add(basePtr, mul(offset, c(eb)));
+}
+
+SmallVector<Value> Distributor::dynPart(const LinearLayout &l) {
+  std::string key = l.toString();
+  auto it = dynParts.find(key);
+  if (it != dynParts.end())
+    return it->second;
+  SmallVector<Value> parts;
+  size_t rank = l.getOutDims().size();
+  for (size_t d = 0; d < rank; ++d) {
+    Value v = idx(eb, loc, 0);
+    for (const std::string &n : {layout::kLane, layout::kWarp}) {
+      if (!l.hasInDim(n))
+        continue;
+      Value src = n == layout::kLane ? lane : warp;
+      for (int i = 0; i < l.getInDimSizeLog2(n); ++i) {
+        int32_t bv = l.getBasis(n, i)[d];
+        if (!bv)
+          continue;
+        Value bit = arith::AndIOp::create(
+            eb, loc, arith::ShRUIOp::create(eb, loc, src, idx(eb, loc, i)),
+            idx(eb, loc, 1));
+        v = arith::XOrIOp::create(
+            eb, loc, v, arith::MulIOp::create(eb, loc, bit, idx(eb, loc, bv)));
+      }
+    }
+    parts.push_back(v);
+  }
+  dynParts[key] = parts;
+  return parts;
+}
+
+SmallVector<Value> Distributor::coordsOf(const LinearLayout &l, int64_t reg) {
+  SmallVector<Value> dyn = dynPart(l);
+  Coords rc = regCoords(l, reg);
+  SmallVector<Value> out;
+  for (size_t d = 0; d < dyn.size(); ++d)
+    out.push_back(rc[d] ? xorI(dyn[d], c(rc[d])) : dyn[d]);
+  return out;
+}
+
+std::optional<int64_t> Distributor::regOf(const FragTile &f, const Coords &c) {
+  std::string key = f.layout.toString();
+  auto &m = regIndex[key];
+  if (m.empty())
+    for (int64_t r = f.regs - 1; r >= 0; --r)
+      m[regCoords(f.layout, r)] = r;
+  auto it = m.find(c);
+  if (it == m.end())
+    return std::nullopt;
+  return it->second;
+}
+
+Value Distributor::loadElem(Value tile, ValueRange idxs, Operation *at) {
+  if (auto it = shared.find(tile); it != shared.end())
+    return memref::LoadOp::create(b, loc, it->second.mem,
+                                  ValueRange{sharedOffset(it->second, idxs)});
+  if (auto it = locals.find(tile); it != locals.end())
+    return memref::LoadOp::create(b, loc, it->second.mem, idxs);
+  at->emitOpError("reads a fragment element outside a tile.parallel region "
+                  "laid out by it");
+  return {};
+}
+
+LogicalResult Distributor::storeElem(Value v, Value tile, ValueRange idxs,
+                                     Operation *at) {
+  if (auto it = shared.find(tile); it != shared.end()) {
+    memref::StoreOp::create(b, loc, v, it->second.mem,
+                            ValueRange{sharedOffset(it->second, idxs)});
+    return success();
+  }
+  if (auto it = locals.find(tile); it != locals.end()) {
+    memref::StoreOp::create(b, loc, v, it->second.mem, idxs);
+    return success();
+  }
+  return at->emitOpError("writes a fragment element outside a tile.parallel "
+                         "region laid out by it");
+}
+
+void Distributor::forEachElement(ArrayRef<int64_t> shape, bool spread,
+                                 function_ref<void(ValueRange)> fn) {
+  int64_t total = product(shape);
+  SmallVector<int64_t> s(shape);
+  Value lb = spread ? tid : c(0);
+  auto loop = scf::ForOp::create(b, loc, lb, c(total), c(spread ? threads : 1));
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value rest = loop.getInductionVar();
+  SmallVector<Value> ivs(s.size());
+  for (int64_t d = int64_t(s.size()) - 1; d >= 0; --d) {
+    if (d == 0) {
+      ivs[d] = rest;
+      break;
+    }
+    ivs[d] = remC(rest, s[d]);
+    rest = divC(rest, s[d]);
+  }
+  fn(ivs);
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult Distributor::lowerFill(Value dst, Value value) {
+  if (auto it = frags.find(dst); it != frags.end()) {
+    for (int64_t r = 0; r < it->second.regs; ++r)
+      regStore(it->second, r, value);
+    return success();
+  }
+  auto t = cast<TileType>(dst.getType());
+  bool spread = t.isShared();
+  if (spread)
+    barrier();
+  forEachElement(t.getShape(), spread, [&](ValueRange ivs) {
+    (void)storeElem(value, dst, ivs, nullptr);
+  });
+  if (spread)
+    barrier();
+  return success();
+}
+
+/// The region dims a tile access is indexed by (-1: not an induction var).
+static SmallVector<int> accessDims(Block &body, ValueRange indices) {
+  SmallVector<int> ds;
+  for (Value i : indices) {
+    auto ba = dyn_cast<BlockArgument>(i);
+    ds.push_back(ba && ba.getOwner() == &body ? int(ba.getArgNumber()) : -1);
+  }
+  return ds;
+}
+
+LogicalResult Distributor::lowerParallel(ParallelOp p) {
+  Block &pbody = p.getBodyBlock();
+  ArrayRef<int64_t> rs = p.getShape();
+  SmallVector<Operation *> accesses;
+  bool writesShared = false, touchesLocal = false, touchesFrag = false;
+  const FragTile *driver = nullptr;
+  p.getBody().walk([&](Operation *op) {
+    Value tile;
+    if (auto l = dyn_cast<LoadOp>(op))
+      tile = l.getTile();
+    else if (auto s = dyn_cast<StoreOp>(op)) {
+      tile = s.getTile();
+      writesShared |= shared.count(tile) > 0;
+    } else
+      return;
+    accesses.push_back(op);
+    touchesLocal |= locals.count(tile) > 0;
+    auto f = frags.find(tile);
+    if (f == frags.end())
+      return;
+    touchesFrag = true;
+    ValueRange ind = isa<LoadOp>(op) ? cast<LoadOp>(op).getIndices()
+                                     : cast<StoreOp>(op).getIndices();
+    SmallVector<int> dims = accessDims(pbody, ind);
+    bool identity = dims.size() == rs.size() &&
+                    cast<TileType>(tile.getType()).getShape() == rs;
+    for (size_t i = 0; i < dims.size() && identity; ++i)
+      identity = dims[i] == int(i);
+    if (identity && !driver)
+      driver = &f->second;
+  });
+  if (touchesFrag && !driver)
+    return p.emitOpError("touches fragments but none of them is indexed by "
+                         "the region's induction variables in order with the "
+                         "region's shape: no layout to distribute it by");
+  if (writesShared)
+    barrier();
+  auto lowerAccesses = [&](IRMapping &map, const Coords *rc) -> LogicalResult {
+    for (Operation *orig : accesses) {
+      Operation *op = map.lookupOrNull(orig);
+      if (!op)
+        return orig->emitOpError("internal: access was not cloned");
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(op);
+      bool isLoad = isa<LoadOp>(op);
+      Value tile =
+          isLoad ? cast<LoadOp>(op).getTile() : cast<StoreOp>(op).getTile();
+      ValueRange ind = isLoad ? cast<LoadOp>(op).getIndices()
+                              : cast<StoreOp>(op).getIndices();
+      if (auto f = frags.find(tile); f != frags.end()) {
+        ValueRange oind = isLoad ? cast<LoadOp>(orig).getIndices()
+                                 : cast<StoreOp>(orig).getIndices();
+        SmallVector<int> dims = accessDims(pbody, oind);
+        Coords want;
+        for (int d : dims) {
+          if (d < 0 || !rc)
+            return orig->emitOpError(
+                "indexes a fragment by something other than the region's "
+                "induction variables");
+          want.push_back((*rc)[d]);
+        }
+        if (!sameThreadPart(driver->layout, f->second.layout, dims))
+          return orig->emitOpError(
+              "internal: fragment layout does not match the region's layout "
+              "(layout inference should have inserted a conversion)");
+        auto r = regOf(f->second, want);
+        if (!r)
+          return orig->emitOpError("internal: no register holds the element");
+        if (isLoad) {
+          Value v = regLoad(f->second, *r);
+          op->getResult(0).replaceAllUsesWith(v);
+        } else {
+          regStore(f->second, *r, cast<StoreOp>(op).getValue());
+        }
+      } else if (isLoad) {
+        Value v = loadElem(tile, ind, orig);
+        if (!v)
+          return failure();
+        op->getResult(0).replaceAllUsesWith(v);
+      } else if (failed(storeElem(cast<StoreOp>(op).getValue(), tile, ind,
+                                  orig))) {
+        return failure();
+      }
+      op->erase();
+    }
+    return success();
+  };
+  auto cloneBody = [&](ValueRange ivs, IRMapping &map) {
+    for (auto [arg, v] : llvm::zip(pbody.getArguments(), ivs))
+      map.map(arg, v);
+    for (Operation &op : pbody.without_terminator())
+      b.clone(op, map);
+  };
+  if (driver) {
+    for (int64_t r = 0; r < driver->regs; ++r) {
+      IRMapping map;
+      SmallVector<Value> ivs = coordsOf(driver->layout, r);
+      cloneBody(ivs, map);
+      Coords rc = regCoords(driver->layout, r);
+      if (failed(lowerAccesses(map, &rc)))
+        return failure();
+    }
+  } else {
+    bool spread = !touchesLocal;
+    LogicalResult res = success();
+    forEachElement(rs, spread, [&](ValueRange ivs) {
+      IRMapping map;
+      cloneBody(ivs, map);
+      res = lowerAccesses(map, nullptr);
+    });
+    if (failed(res))
+      return failure();
+  }
+  if (writesShared)
+    barrier();
+  return success();
+}
+
+LogicalResult Distributor::lowerReduce(ReduceOp r) {
+  auto st = cast<TileType>(r.getSrc().getType());
+  auto dt = cast<TileType>(r.getDst().getType());
+  int64_t dim = r.getDim();
+  ReduceKind kind = r.getKind();
+  Type elem = st.getElementType();
+  auto sf = frags.find(r.getSrc());
+  auto df = frags.find(r.getDst());
+  if (sf == frags.end()) {
+    // Source in shared or local memory: each output element walks the dim.
+    int64_t len = st.getShape()[dim];
+    auto reduceAt = [&](ValueRange outIdx) {
+      Value acc = reduceIdentity(b, loc, kind, elem);
+      for (int64_t k = 0; k < len; ++k) {
+        SmallVector<Value> si(outIdx);
+        si.insert(si.begin() + dim, c(k));
+        acc = combineReduce(b, loc, kind, acc, loadElem(r.getSrc(), si, r));
+      }
+      return acc;
+    };
+    if (df != frags.end()) {
+      for (int64_t reg = 0; reg < df->second.regs; ++reg) {
+        Value v = reduceAt(coordsOf(df->second.layout, reg));
+        if (r.getAccumulate())
+          v = combineReduce(b, loc, kind, regLoad(df->second, reg), v);
+        regStore(df->second, reg, v);
+      }
+      return success();
+    }
+    bool spread = dt.isShared() && st.isShared();
+    if (spread)
+      barrier();
+    forEachElement(dt.getShape(), spread, [&](ValueRange ivs) {
+      Value v = reduceAt(ivs);
+      if (r.getAccumulate())
+        v = combineReduce(b, loc, kind, loadElem(r.getDst(), ivs, r), v);
+      (void)storeElem(v, r.getDst(), ivs, r);
+    });
+    if (spread)
+      barrier();
+    return success();
+  }
+  if (df == frags.end())
+    return r.emitOpError("reduces a fragment into a non-fragment tile; "
+                         "reduce into a fragment and copy it");
+  const FragTile &S = sf->second, &D = df->second;
+  SmallVector<int> keep;
+  for (int i = 0; i < int(st.getRank()); ++i)
+    if (i != dim)
+      keep.push_back(i);
+  if (!sameThreadPart(S.layout, D.layout, keep))
+    return r.emitOpError("internal: destination layout is not the slice of "
+                         "the source layout");
+  // 1. Registers.
+  std::map<int64_t, Value> partial;
+  for (int64_t reg = 0; reg < S.regs; ++reg) {
+    Coords rc = regCoords(S.layout, reg), want;
+    for (int k : keep)
+      want.push_back(rc[k]);
+    auto dr = regOf(D, want);
+    if (!dr)
+      return r.emitOpError("internal: no destination register for a row");
+    Value v = regLoad(S, reg);
+    auto it = partial.find(*dr);
+    partial[*dr] = it == partial.end()
+                       ? v
+                       : combineReduce(b, loc, kind, it->second, v,
+                                       arith::FastMathFlags::reassoc);
+  }
+  // 2. Lanes along the dim: a butterfly of shuffles.
+  auto alongDim = [&](const std::string &n) {
+    SmallVector<int> bits;
+    if (!S.layout.hasInDim(n))
+      return bits;
+    for (int i = 0; i < S.layout.getInDimSizeLog2(n); ++i)
+      if (S.layout.getBasis(n, i)[dim] != 0)
+        bits.push_back(i);
+    return bits;
+  };
+  unsigned width = elem.getIntOrFloatBitWidth();
+  if (width != 32 &&
+      (!alongDim(layout::kLane).empty() || !alongDim(layout::kWarp).empty()))
+    return r.emitOpError("reduces ")
+           << elem << " across threads; only 32-bit elements can be exchanged";
+  for (int bit : alongDim(layout::kLane))
+    for (auto &[dr, v] : partial)
+      v = combineReduce(
+          b, loc, kind, v,
+          hooks.emitShuffleXor(b, loc, v, 1 << bit, int(warpSize)),
+          arith::FastMathFlags::reassoc);
+  // 3. Warps along the dim: through shared memory, combined in warp order so
+  //    every copy of an element gets the same value.
+  SmallVector<int> wbits = alongDim(layout::kWarp);
+  if (!wbits.empty()) {
+    int64_t groups = int64_t(1) << wbits.size();
+    int64_t elems = product(dt.getShape());
+    reserveScratch(groups * elems * 4);
+    Value scratch = scratchView(elem, groups * elems);
+    Value g = c(0);
+    for (size_t k = 0; k < wbits.size(); ++k)
+      g = add(g,
+              mul(arith::AndIOp::create(
+                      b, loc, arith::ShRUIOp::create(b, loc, warp, c(wbits[k])),
+                      c(1)),
+                  c(int64_t(1) << k)));
+    auto flatOf = [&](int64_t dr) {
+      SmallVector<Value> co = coordsOf(D.layout, dr);
+      Value f = c(0);
+      int64_t stride = 1;
+      for (int64_t d = int64_t(co.size()) - 1; d >= 0; --d) {
+        f = add(f, mul(co[d], c(stride)));
+        stride *= dt.getShape()[d];
+      }
+      return f;
+    };
+    barrier();
+    for (auto &[dr, v] : partial)
+      memref::StoreOp::create(b, loc, v, scratch,
+                              ValueRange{add(mul(g, c(elems)), flatOf(dr))});
+    barrier();
+    for (auto &[dr, v] : partial) {
+      Value f = flatOf(dr);
+      Value acc;
+      for (int64_t k = 0; k < groups; ++k) {
+        Value x = memref::LoadOp::create(b, loc, scratch,
+                                         ValueRange{add(c(k * elems), f)});
+        acc = k == 0 ? x : combineReduce(b, loc, kind, acc, x);
+      }
+      v = acc;
+    }
+    barrier();
+  }
+  // 4. The destination.
+  for (int64_t reg = 0; reg < D.regs; ++reg) {
+    auto it = partial.find(reg);
+    Value v =
+        it == partial.end() ? reduceIdentity(b, loc, kind, elem) : it->second;
+    if (r.getAccumulate())
+      v = combineReduce(b, loc, kind, regLoad(D, reg), v);
+    regStore(D, reg, v);
+  }
+  return success();
+}
+
+LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
+                                              ValueRange off,
+                                              const SharedTile &d, bool async) {
+  Value mem = globalMemref(src);
+  auto mt = cast<MemRefType>(mem.getType());
+  int64_t rank = mt.getRank();
+  Type gElem = mt.getElementType();
+  ArrayRef<int64_t> shape = d.shape;
+  int64_t r = shape.size();
+  int eb = std::max<int>(1, gElem.getIntOrFloatBitWidth() / 8);
+  int64_t vec = 1;
+  if (gElem == d.elem) {
+    int64_t vb = 16;
+    if (auto a = op->getAttrOfType<IntegerAttr>("vector_bytes"))
+      vb = a.getInt();
+    vec = std::max<int64_t>(
+        1, std::min<int64_t>(vb, tgt.globalLoadVectorBytes) / eb);
+    vec = std::min<int64_t>(vec, shape.back());
+    if (d.vec > 0)
+      vec = std::min<int64_t>(vec, d.vec);
+    while (vec > 1 && (shape.back() % vec || !layout::isPowerOf2(vec)))
+      vec /= 2;
+  }
+  SmallVector<Value> dims;
+  for (int64_t k = 0; k < rank; ++k)
+    dims.push_back(memref::DimOp::create(b, loc, mem, k));
+  // Vector accesses need every row start aligned: the row pitch a multiple
+  // of the vector and the base pointer aligned to it (checked once).
+  Value aligned;
+  if (vec > 1) {
+    Value pitchOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          remC(dims.back(), vec), c(0));
+    Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
+    Value ptrOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        remC(ptr, vec * eb), c(0));
+    aligned = arith::AndIOp::create(b, loc, pitchOk, ptrOk);
+  }
+  int64_t nvec = product(shape) / vec;
+  bool useAsync = false;
+  if (!async)
+    barrier();
+  forEachElement({nvec}, true, [&](ValueRange iv) {
+    Value e = mul(iv[0], c(vec));
+    SmallVector<Value> t(r);
+    Value rest = e;
+    for (int64_t k = r - 1; k >= 0; --k) {
+      t[k] = k == 0 ? rest : remC(rest, shape[k]);
+      if (k)
+        rest = divC(rest, shape[k]);
+    }
+    SmallVector<Value> g(off.begin(), off.end());
+    for (int64_t k = 0; k < r; ++k)
+      g[rank - r + k] = add(off[rank - r + k], t[k]);
+    SmallVector<Value> conds;
+    for (int64_t k = 0; k < rank - 1; ++k)
+      conds.push_back(ult(g[k], dims[k]));
+    Value rowIn = conds.empty() ? Value() : andAll(b, loc, conds);
+    Value dOff = sharedOffset(d, t);
+    auto scalarCopy = [&](OpBuilder &sb) {
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(sb.getInsertionBlock(), sb.getInsertionPoint());
+      for (int64_t i = 0; i < vec; ++i) {
+        SmallVector<Value> gi(g);
+        gi.back() = add(g.back(), c(i));
+        SmallVector<Value> cs(conds);
+        cs.push_back(ult(gi.back(), dims.back()));
+        Value in = andAll(b, loc, cs);
+        auto ifOp = scf::IfOp::create(
+            b, loc, in,
+            [&](OpBuilder &tb, Location l) {
+              scf::YieldOp::create(
+                  tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, gi)});
+            },
+            [&](OpBuilder &fb, Location l) {
+              scf::YieldOp::create(fb, l, ValueRange{zeroOf(fb, l, gElem)});
+            });
+        Value v = convertScalar(b, loc, ifOp.getResult(0), d.elem);
+        memref::StoreOp::create(b, loc, v, d.mem, ValueRange{add(dOff, c(i))});
+      }
+    };
+    if (vec == 1) {
+      scalarCopy(b);
+      return;
+    }
+    SmallVector<Value> cs(conds);
+    cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                       add(g.back(), c(vec)), dims.back()));
+    cs.push_back(aligned);
+    Value full = andAll(b, loc, cs);
+    auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      bool done = false;
+      if (async) {
+        Value gptr =
+            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
+        Value lin = c(0);
+        for (int64_t k = 0; k < rank; ++k)
+          lin = k == 0 ? g[0] : add(mul(lin, dims[k]), g[k]);
+        Value gaddr = add(gptr, mul(lin, c(eb)));
+        Value trueV = arith::ConstantIntOp::create(b, loc, 1, 1);
+        done = hooks.emitAsyncCopy(b, loc, sharedAddress(d, dOff), gaddr,
+                                   int(vec * eb), trueV);
+        useAsync |= done;
+      }
+      if (!done) {
+        auto vt = VectorType::get({vec}, gElem);
+        Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
+                                         llvm::MaybeAlign(vec * eb));
+        // Element stores: LLVM's load/store vectorizer merges them (the
+        // offsets are consecutive); vector ops on workgroup memrefs would
+        // need the backend's address-space mapping in the vector lowering.
+        for (int64_t i = 0; i < vec; ++i)
+          memref::StoreOp::create(b, loc,
+                                  vector::ExtractOp::create(b, loc, v, i),
+                                  d.mem, ValueRange{add(dOff, c(i))});
+      }
+    }
+    OpBuilder eb2(ifOp.elseBlock()->getTerminator());
+    scalarCopy(eb2);
+    (void)rowIn;
+  });
+  if (!async)
+    barrier();
+  return success();
+}
+
+LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
+                                              Value tensor, ValueRange off,
+                                              bool toGlobal) {
+  Value mem = globalMemref(tensor);
+  auto mt = cast<MemRefType>(mem.getType());
+  int64_t rank = mt.getRank();
+  Type gElem = mt.getElementType();
+  int64_t r = f.layout.getOutDims().size();
+  SmallVector<Value> dims;
+  for (int64_t k = 0; k < rank; ++k)
+    dims.push_back(memref::DimOp::create(b, loc, mem, k));
+  int eb = std::max<int>(1, gElem.getIntOrFloatBitWidth() / 8);
+  int64_t vec = f.layout.getContiguousRegisters(layout::dimName(int(r - 1)));
+  vec = std::min<int64_t>(vec,
+                          std::max<int64_t>(1, tgt.globalLoadVectorBytes / eb));
+  while (vec > 1 && f.regs % vec)
+    vec /= 2;
+  Value aligned;
+  if (vec > 1) {
+    Value pitchOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          remC(dims.back(), vec), c(0));
+    Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
+    Value ptrOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        remC(ptr, vec * eb), c(0));
+    aligned = arith::AndIOp::create(b, loc, pitchOk, ptrOk);
+  }
+  for (int64_t base = 0; base < f.regs; base += vec) {
+    SmallVector<Value> t = coordsOf(f.layout, base);
+    SmallVector<Value> g(off.begin(), off.end());
+    for (int64_t k = 0; k < r; ++k)
+      g[rank - r + k] = add(off[rank - r + k], t[k]);
+    SmallVector<Value> conds;
+    for (int64_t k = 0; k < rank - 1; ++k)
+      conds.push_back(ult(g[k], dims[k]));
+    auto scalar = [&]() {
+      for (int64_t i = 0; i < vec; ++i) {
+        SmallVector<Value> gi(g);
+        gi.back() = add(g.back(), c(i));
+        SmallVector<Value> cs(conds);
+        cs.push_back(ult(gi.back(), dims.back()));
+        Value in = andAll(b, loc, cs);
+        if (toGlobal) {
+          auto ifOp = scf::IfOp::create(b, loc, in, false);
+          OpBuilder::InsertionGuard gd(b);
+          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          Value v = convertScalar(b, loc, regLoad(f, base + i), gElem);
+          memref::StoreOp::create(b, loc, v, mem, gi);
+        } else {
+          auto ifOp = scf::IfOp::create(
+              b, loc, in,
+              [&](OpBuilder &tb, Location l) {
+                scf::YieldOp::create(
+                    tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, gi)});
+              },
+              [&](OpBuilder &fb, Location l) {
+                scf::YieldOp::create(fb, l, ValueRange{zeroOf(fb, l, gElem)});
+              });
+          regStore(f, base + i,
+                   convertScalar(b, loc, ifOp.getResult(0), f.elem));
+        }
+      }
+    };
+    if (vec == 1) {
+      scalar();
+      continue;
+    }
+    SmallVector<Value> cs(conds);
+    cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                       add(g.back(), c(vec)), dims.back()));
+    cs.push_back(aligned);
+    auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
+    {
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      auto vt = VectorType::get({vec}, gElem);
+      if (toGlobal) {
+        SmallVector<Value> elems;
+        for (int64_t i = 0; i < vec; ++i)
+          elems.push_back(convertScalar(b, loc, regLoad(f, base + i), gElem));
+        Value v = vector::FromElementsOp::create(b, loc, vt, elems);
+        vector::StoreOp::create(b, loc, v, mem, g, false,
+                                llvm::MaybeAlign(vec * eb));
+      } else {
+        Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
+                                         llvm::MaybeAlign(vec * eb));
+        for (int64_t i = 0; i < vec; ++i)
+          regStore(f, base + i,
+                   convertScalar(b, loc,
+                                 vector::ExtractOp::create(b, loc, v, i),
+                                 f.elem));
+      }
+    }
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    scalar();
+  }
+  (void)op;
+  return success();
+}
+
+LogicalResult Distributor::copyTileToTile(Operation *op, Value src, Value dst,
+                                          bool transpose) {
+  auto sf = frags.find(src), df = frags.find(dst);
+  auto st = cast<TileType>(src.getType()), dt = cast<TileType>(dst.getType());
+  if (sf != frags.end() && df != frags.end()) {
+    LinearLayout sl = sf->second.layout;
+    if (transpose)
+      sl = LinearLayout(sl.transposeOuts({"dim1", "dim0"}).getBases(),
+                        df->second.layout.getOutDims());
+    if (sl == df->second.layout) {
+      for (int64_t r = 0; r < df->second.regs; ++r)
+        regStore(
+            df->second, r,
+            convertScalar(b, loc, regLoad(sf->second, r), df->second.elem));
+      return success();
+    }
+    // Another layout: through shared scratch, row-major in dst's shape.
+    int64_t n = product(dt.getShape());
+    int64_t eb =
+        std::max<int64_t>(4, dt.getElementType().getIntOrFloatBitWidth() / 8);
+    reserveScratch(n * eb);
+    Value scratch = scratchView(df->second.elem, n);
+    auto flat = [&](ArrayRef<Value> co) {
+      Value f = c(0);
+      int64_t stride = 1;
+      for (int64_t d = int64_t(co.size()) - 1; d >= 0; --d) {
+        f = add(f, mul(co[d], c(stride)));
+        stride *= dt.getShape()[d];
+      }
+      return f;
+    };
+    barrier();
+    for (int64_t r = 0; r < sf->second.regs; ++r) {
+      SmallVector<Value> co = coordsOf(sf->second.layout, r);
+      if (transpose)
+        std::swap(co[0], co[1]);
+      memref::StoreOp::create(
+          b, loc,
+          convertScalar(b, loc, regLoad(sf->second, r), df->second.elem),
+          scratch, ValueRange{flat(co)});
+    }
+    barrier();
+    for (int64_t r = 0; r < df->second.regs; ++r)
+      regStore(df->second, r,
+               memref::LoadOp::create(
+                   b, loc, scratch,
+                   ValueRange{flat(coordsOf(df->second.layout, r))}));
+    barrier();
+    return success();
+  }
+  if (df != frags.end()) {
+    // shared/local -> fragment: every register reads its element.
+    for (int64_t r = 0; r < df->second.regs; ++r) {
+      SmallVector<Value> co = coordsOf(df->second.layout, r);
+      if (transpose)
+        std::swap(co[0], co[1]);
+      Value v = loadElem(src, co, op);
+      if (!v)
+        return failure();
+      regStore(df->second, r, convertScalar(b, loc, v, df->second.elem));
+    }
+    return success();
+  }
+  bool spread = !st.isLocal() && !dt.isLocal();
+  barrier();
+  if (sf != frags.end()) {
+    for (int64_t r = 0; r < sf->second.regs; ++r) {
+      SmallVector<Value> co = coordsOf(sf->second.layout, r);
+      if (transpose)
+        std::swap(co[0], co[1]);
+      if (failed(storeElem(convertScalar(b, loc, regLoad(sf->second, r),
+                                         dt.getElementType()),
+                           dst, co, op)))
+        return failure();
+    }
+  } else {
+    LogicalResult res = success();
+    forEachElement(st.getShape(), spread, [&](ValueRange ivs) {
+      SmallVector<Value> di(ivs);
+      if (transpose)
+        std::swap(di[0], di[1]);
+      Value v = loadElem(src, ivs, op);
+      if (!v || failed(storeElem(convertScalar(b, loc, v, dt.getElementType()),
+                                 dst, di, op)))
+        res = failure();
+    });
+    if (failed(res))
+      return failure();
+  }
+  barrier();
+  return success();
+}
+
+LogicalResult Distributor::lowerCopy(Operation *op, Value src,
+                                     ValueRange srcOff, Value dst,
+                                     ValueRange dstOff, bool transpose,
+                                     bool async) {
+  bool srcG = isa<GlobalTensorType>(src.getType());
+  bool dstG = isa<GlobalTensorType>(dst.getType());
+  if (!srcG && !dstG)
+    return copyTileToTile(op, src, dst, transpose);
+  Value tile = srcG ? dst : src;
+  Value tensor = srcG ? src : dst;
+  ValueRange off = srcG ? srcOff : dstOff;
+  if (auto s = shared.find(tile); srcG && !transpose && s != shared.end())
+    return copyGlobalToShared(op, src, off, s->second, async);
+  if (auto f = frags.find(tile); !transpose && f != frags.end())
+    return copyFragmentGlobal(op, f->second, tensor, off, dstG);
+  // The general element-wise copy: shared tiles spread over the block,
+  // fragments by register, local tiles whole in every thread.
+  Value mem = globalMemref(tensor);
+  auto mt = cast<MemRefType>(mem.getType());
+  int64_t rank = mt.getRank();
+  auto tt = cast<TileType>(tile.getType());
+  int64_t r = tt.getRank();
+  SmallVector<Value> dims;
+  for (int64_t k = 0; k < rank; ++k)
+    dims.push_back(memref::DimOp::create(b, loc, mem, k));
+  auto access = [&](ValueRange t) -> LogicalResult {
+    SmallVector<Value> tt2(t);
+    if (transpose)
+      std::swap(tt2[0], tt2[1]);
+    SmallVector<Value> g(off.begin(), off.end());
+    for (int64_t k = 0; k < r; ++k)
+      g[rank - r + k] = add(off[rank - r + k], tt2[k]);
+    SmallVector<Value> conds;
+    for (int64_t k = 0; k < rank; ++k)
+      conds.push_back(ult(g[k], dims[k]));
+    Value in = andAll(b, loc, conds);
+    if (srcG) {
+      auto ifOp = scf::IfOp::create(
+          b, loc, in,
+          [&](OpBuilder &tb, Location l) {
+            scf::YieldOp::create(
+                tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, g)});
+          },
+          [&](OpBuilder &fb, Location l) {
+            scf::YieldOp::create(
+                fb, l, ValueRange{zeroOf(fb, l, mt.getElementType())});
+          });
+      return storeElem(
+          convertScalar(b, loc, ifOp.getResult(0), tt.getElementType()), tile,
+          t, op);
+    }
+    auto ifOp = scf::IfOp::create(b, loc, in, false);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value v = loadElem(tile, t, op);
+    if (!v)
+      return failure();
+    memref::StoreOp::create(
+        b, loc, convertScalar(b, loc, v, mt.getElementType()), mem, g);
+    return success();
+  };
+  if (auto f = frags.find(tile); f != frags.end()) {
+    // Transposed fragment copies: element by element through the registers.
+    for (int64_t reg = 0; reg < f->second.regs; ++reg) {
+      SmallVector<Value> co = coordsOf(f->second.layout, reg);
+      SmallVector<Value> t(co);
+      if (transpose)
+        std::swap(t[0], t[1]);
+      SmallVector<Value> g(off.begin(), off.end());
+      for (int64_t k = 0; k < r; ++k)
+        g[rank - r + k] = add(off[rank - r + k], t[k]);
+      SmallVector<Value> conds;
+      for (int64_t k = 0; k < rank; ++k)
+        conds.push_back(ult(g[k], dims[k]));
+      Value in = andAll(b, loc, conds);
+      if (srcG) {
+        auto ifOp = scf::IfOp::create(
+            b, loc, in,
+            [&](OpBuilder &tb, Location l) {
+              scf::YieldOp::create(
+                  tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, g)});
+            },
+            [&](OpBuilder &fb, Location l) {
+              scf::YieldOp::create(
+                  fb, l, ValueRange{zeroOf(fb, l, mt.getElementType())});
+            });
+        regStore(f->second, reg,
+                 convertScalar(b, loc, ifOp.getResult(0), f->second.elem));
+      } else {
+        auto ifOp = scf::IfOp::create(b, loc, in, false);
+        OpBuilder::InsertionGuard gd(b);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        memref::StoreOp::create(
+            b, loc,
+            convertScalar(b, loc, regLoad(f->second, reg), mt.getElementType()),
+            mem, g);
+      }
+    }
+    return success();
+  }
+  bool spread = !tt.isLocal();
+  if (spread)
+    barrier();
+  LogicalResult res = success();
+  forEachElement(tt.getShape(), spread, [&](ValueRange ivs) {
+    if (failed(access(ivs)))
+      res = failure();
+  });
+  if (spread && !async)
+    barrier();
+  return res;
+}
+
+LogicalResult Distributor::lowerGemm(GemmOp g) {
+  auto at = cast<TileType>(g.getA().getType());
+  auto bt = cast<TileType>(g.getB().getType());
+  auto ct = cast<TileType>(g.getC().getType());
+  auto cf = frags.find(g.getC());
+  if (cf == frags.end())
+    return g.emitOpError("accumulator must be a fragment");
+  const FragTile &C = cf->second;
+  bool ta = g.getTransposeA(), tb = g.getTransposeB();
+  int64_t K = ta ? at.getShape()[0] : at.getShape()[1];
+  Type accT = ct.getElementType();
+  if (g.getClear())
+    for (int64_t r = 0; r < C.regs; ++r)
+      regStore(C, r, zeroOf(b, loc, accT));
+  auto atomName = g->getAttrOfType<StringAttr>("atom");
+  if (!atomName)
+    return g.emitOpError("has no atom: run tessera-infer-layouts first");
+  // A or B element (row, col) as the product reads it (A: MxK, B: KxN).
+  auto operandAt = [&](Value tile, bool trans, Value row, Value col,
+                       const Coords *constRC) -> Value {
+    Value r = row, cc = col;
+    if (trans)
+      std::swap(r, cc);
+    if (auto f = frags.find(tile); f != frags.end()) {
+      if (!constRC)
+        return {};
+      Coords want = *constRC;
+      if (trans)
+        std::swap(want[0], want[1]);
+      auto reg = regOf(f->second, want);
+      if (!reg)
+        return {};
+      return regLoad(f->second, *reg);
+    }
+    return loadElem(tile, ValueRange{r, cc}, g);
+  };
+  if (atomName.getValue() == "fma") {
+    // Vector FMA: each accumulator register walks K.
+    Type sumT = accT.isF16() ? b.getF32Type() : accT;
+    bool isFloat = isa<FloatType>(accT);
+    bool fragOperand = frags.count(g.getA()) || frags.count(g.getB());
+    auto fm = arith::FastMathFlagsAttr::get(b.getContext(),
+                                            arith::FastMathFlags::contract);
+    auto step = [&](int64_t reg, Value acc, Value k,
+                    std::optional<int64_t> kc) {
+      SmallVector<Value> co = coordsOf(C.layout, reg);
+      Coords rc = regCoords(C.layout, reg);
+      Coords ac = {rc[0], kc.value_or(0)}, bc = {kc.value_or(0), rc[1]};
+      Value av = operandAt(g.getA(), ta, co[0], k, kc ? &ac : nullptr);
+      Value bv = operandAt(g.getB(), tb, k, co[1], kc ? &bc : nullptr);
+      if (!av || !bv)
+        return Value();
+      av = convertScalar(b, loc, av, sumT);
+      bv = convertScalar(b, loc, bv, sumT);
+      if (isFloat)
+        return (Value)arith::AddFOp::create(
+            b, loc, acc, arith::MulFOp::create(b, loc, av, bv, fm), fm);
+      return (Value)arith::AddIOp::create(
+          b, loc, acc, arith::MulIOp::create(b, loc, av, bv));
+    };
+    if (fragOperand) {
+      // Fragment operands hold K in registers: unrolled, constant indices.
+      for (int64_t reg = 0; reg < C.regs; ++reg) {
+        Value acc = convertScalar(b, loc, regLoad(C, reg), sumT);
+        for (int64_t k = 0; k < K; ++k) {
+          acc = step(reg, acc, c(k), k);
+          if (!acc)
+            return g.emitOpError("internal: operand register not found");
+        }
+        regStore(C, reg, convertScalar(b, loc, acc, accT));
+      }
+      return success();
+    }
+    SmallVector<Value> init;
+    for (int64_t reg = 0; reg < C.regs; ++reg)
+      init.push_back(convertScalar(b, loc, regLoad(C, reg), sumT));
+    auto loop = scf::ForOp::create(b, loc, c(0), c(K), c(1), init);
+    {
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value> next;
+      for (int64_t reg = 0; reg < C.regs; ++reg)
+        next.push_back(step(reg, loop.getRegionIterArgs()[reg],
+                            loop.getInductionVar(), std::nullopt));
+      scf::YieldOp::create(b, loc, next);
+    }
+    for (int64_t reg = 0; reg < C.regs; ++reg)
+      regStore(C, reg, convertScalar(b, loc, loop.getResult(reg), accT));
+    return success();
+  }
+  const target::MmaAtom *atom = tgt.findMmaAtom(atomName.getValue());
+  if (!atom || !atom->cLayout)
+    return g.emitOpError("atom '") << atomName.getValue()
+                                   << "' is not a register-accumulator atom of "
+                                      "target '"
+                                   << tgt.name << "'";
+  if (!hooks.canEmitAtom(*atom))
+    return g.emitOpError("the backend cannot emit atom '")
+           << atom->name << "' for target '" << tgt.name << "'";
+  const LinearLayout &atomC = *atom->cLayout;
+  int64_t atomRegs = atomC.getInDimSize(layout::kRegister);
+  int ownWarpBits = llvm::Log2_64(atom->warps);
+  // The instance origin's warp part: the accumulator's warp bits beyond the
+  // atom's own (which the atom's layouts already place).
+  SmallVector<Value> warpOrigin;
+  for (int d = 0; d < 2; ++d) {
+    Value v = c(0);
+    if (C.layout.hasInDim(layout::kWarp))
+      for (int i = ownWarpBits; i < C.layout.getInDimSizeLog2(layout::kWarp);
+           ++i) {
+        int32_t bv = C.layout.getBasis(layout::kWarp, i)[d];
+        if (!bv)
+          continue;
+        Value bit = arith::AndIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, warp, c(i)), c(1));
+        v = xorI(v, mul(bit, c(bv)));
+      }
+    warpOrigin.push_back(v);
+  }
+  int64_t instances = C.regs / atomRegs;
+  Type aElem = at.getElementType(), bElem = bt.getElementType();
+  SharedMatrix sa, sb;
+  auto sharedMatrix = [&](Value tile, SharedMatrix &m) {
+    auto it = shared.find(tile);
+    if (it == shared.end())
+      return false;
+    const SharedTile &s = it->second;
+    if (s.shape.size() != 2)
+      return false;
+    m.rows = s.shape[0];
+    m.cols = s.shape[1];
+    m.elemBytes = std::max<int>(1, s.elem.getIntOrFloatBitWidth() / 8);
+    m.contiguousElems = s.vec > 0 ? s.vec : s.shape[1];
+    SharedTile copy = s;
+    m.addressOf = [this, copy](OpBuilder &ob, Location l, Value row,
+                               Value col) {
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+      Value off = sharedOffset(copy, ValueRange{row, col});
+      return sharedAddress(copy, off);
+    };
+    return true;
+  };
+  bool aShared = sharedMatrix(g.getA(), sa);
+  bool bShared = sharedMatrix(g.getB(), sb);
+  // Operand elements of one atom instance, in the atom's register order.
+  auto loadOperand = [&](MmaOperandKind which, int64_t origin0, Value dynOrigin,
+                         int64_t kBase,
+                         SmallVectorImpl<Value> &out) -> LogicalResult {
+    bool isA = which == MmaOperandKind::A;
+    Value tile = isA ? g.getA() : g.getB();
+    bool trans = isA ? ta : tb;
+    const std::optional<LinearLayout> &al = isA ? atom->aLayout : atom->bLayout;
+    if (!al)
+      return g.emitOpError("atom '") << atom->name
+                                     << "' reads its operand by descriptor; "
+                                        "the backend must load it";
+    // Origin of the operand: A at (row, k), B at (k, col).
+    Value row0 = isA ? add(dynOrigin, c(origin0)) : c(kBase);
+    Value col0 = isA ? c(kBase) : add(dynOrigin, c(origin0));
+    const SharedMatrix &m = isA ? sa : sb;
+    if ((isA ? aShared : bShared) &&
+        hooks.loadMmaOperand(b, loc, *atom, which, m, trans, row0, col0,
+                             isA ? aElem : bElem, out))
+      return success();
+    int64_t n = al->getInDimSize(layout::kRegister);
+    for (int64_t t = 0; t < n; ++t) {
+      SmallVector<Value> co = coordsOf(*al, t);
+      Coords rc = regCoords(*al, t);
+      Coords constRC = isA ? Coords{origin0 + rc[0], kBase + rc[1]}
+                           : Coords{kBase + rc[0], origin0 + rc[1]};
+      Value v =
+          operandAt(tile, trans, add(row0, co[0]), add(col0, co[1]), &constRC);
+      if (!v)
+        return g.emitOpError("internal: operand element not found");
+      out.push_back(v);
+    }
+    return success();
+  };
+  for (int64_t kb = 0; kb < K; kb += atom->k) {
+    std::map<int64_t, SmallVector<Value>> aCache, bCache;
+    for (int64_t inst = 0; inst < instances; ++inst) {
+      Coords origin = regCoords(C.layout, inst * atomRegs);
+      auto &av = aCache[origin[0]];
+      if (av.empty() && failed(loadOperand(MmaOperandKind::A, origin[0],
+                                           warpOrigin[0], kb, av)))
+        return failure();
+      auto &bv = bCache[origin[1]];
+      if (bv.empty() && failed(loadOperand(MmaOperandKind::B, origin[1],
+                                           warpOrigin[1], kb, bv)))
+        return failure();
+      SmallVector<Value> cv;
+      for (int64_t t = 0; t < atomRegs; ++t)
+        cv.push_back(regLoad(C, inst * atomRegs + t));
+      SmallVector<Value> dv = hooks.emitMma(b, loc, *atom, av, bv, cv);
+      for (int64_t t = 0; t < atomRegs; ++t)
+        regStore(C, inst * atomRegs + t, dv[t]);
+    }
+  }
+  return success();
+}
+
+LogicalResult Distributor::lowerAtomic(AtomicOp a) {
+  Value mem = globalMemref(a.getDst());
+  auto mt = cast<MemRefType>(mem.getType());
+  int64_t rank = mt.getRank();
+  auto st = cast<TileType>(a.getSrc().getType());
+  int64_t r = st.getRank();
+  bool isFloat = isa<FloatType>(st.getElementType());
+  arith::AtomicRMWKind kind =
+      a.getKind() == AtomicKind::Add
+          ? (isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi)
+          : (isFloat ? arith::AtomicRMWKind::maximumf
+                     : arith::AtomicRMWKind::maxs);
+  SmallVector<Value> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(memref::DimOp::create(b, loc, mem, d));
+  ValueRange off = a.getOffsets();
+  auto one = [&](ValueRange t, Value v) {
+    SmallVector<Value> g(off.begin(), off.end());
+    for (int64_t k = 0; k < r; ++k)
+      g[rank - r + k] = add(off[rank - r + k], t[k]);
+    SmallVector<Value> conds;
+    for (int64_t d = 0; d < rank; ++d)
+      conds.push_back(ult(g[d], dims[d]));
+    auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, conds), false);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    memref::AtomicRMWOp::create(b, loc, kind, v, mem, g);
+  };
+  if (auto f = frags.find(a.getSrc()); f != frags.end()) {
+    // A broadcast register (several threads holding one element) must add
+    // once: only the thread whose redundant lane/warp bits are zero adds.
+    Value owner;
+    for (const std::string &n : {layout::kLane, layout::kWarp}) {
+      int32_t mask = f->second.layout.getFreeVariableMasks().empty() ? 0 : 0;
+      for (auto &[name, m] : f->second.layout.getFreeVariableMasks())
+        if (name == n)
+          mask = m;
+      if (!mask)
+        continue;
+      Value src = n == layout::kLane ? lane : warp;
+      Value isOwner = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(b, loc, src, c(mask)), c(0));
+      owner = owner ? arith::AndIOp::create(b, loc, owner, isOwner).getResult()
+                    : isOwner;
+    }
+    auto body = [&]() {
+      for (int64_t reg = 0; reg < f->second.regs; ++reg)
+        one(coordsOf(f->second.layout, reg), regLoad(f->second, reg));
+    };
+    if (owner) {
+      auto ifOp = scf::IfOp::create(b, loc, owner, false);
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      body();
+    } else {
+      body();
+    }
+    return success();
+  }
+  bool spread = st.isShared();
+  if (spread)
+    barrier();
+  forEachElement(st.getShape(), spread, [&](ValueRange ivs) {
+    one(ivs, loadElem(a.getSrc(), ivs, a));
+  });
+  return success();
+}
+
+LogicalResult Distributor::lowerOp(Operation *op) {
+  loc = op->getLoc();
+  b.setInsertionPoint(op);
+  for (Value v : op->getOperands())
+    if (isa<GlobalTensorType>(v.getType()) && !globalMemref(v))
+      return op->emitOpError("internal: a global tensor operand is not an "
+                             "unpacked kernel argument");
+  LogicalResult res = success();
+  if (auto a = dyn_cast<AllocOp>(op)) {
+    res = lowerAlloc(a);
+  } else if (auto d = dyn_cast<DimOp>(op)) {
+    Value v = memref::DimOp::create(b, loc, globalMemref(d.getTensor()),
+                                    d.getIndex());
+    d.getResult().replaceAllUsesWith(v);
+  } else if (auto f = dyn_cast<FillOp>(op)) {
+    res = lowerFill(f.getDst(), f.getValue());
+  } else if (auto cl = dyn_cast<ClearOp>(op)) {
+    res = lowerFill(cl.getDst(),
+                    zeroOf(b, loc, cl.getDst().getType().getElementType()));
+  } else if (auto cp = dyn_cast<CopyOp>(op)) {
+    res = lowerCopy(op, cp.getSrc(), cp.getSrcOffsets(), cp.getDst(),
+                    cp.getDstOffsets(), cp.getTranspose(), false);
+  } else if (auto ac = dyn_cast<AsyncCopyOp>(op)) {
+    res = lowerCopy(op, ac.getSrc(), ac.getSrcOffsets(), ac.getDst(),
+                    ValueRange{}, false, true);
+  } else if (auto cv = dyn_cast<ConvertLayoutOp>(op)) {
+    res = copyTileToTile(op, cv.getSrc(), cv.getDst(), false);
+  } else if (isa<CommitGroupOp>(op)) {
+    hooks.emitCommitGroup(b, loc);
+  } else if (auto w = dyn_cast<WaitGroupOp>(op)) {
+    hooks.emitWaitGroup(b, loc, w.getPending());
+    barrier();
+  } else if (auto sv = dyn_cast<StageViewOp>(op)) {
+    auto it = shared.find(sv.getBuffer());
+    if (it == shared.end())
+      return op->emitOpError("stage of a tile that is not in shared memory");
+    SharedTile s = it->second;
+    auto rt = cast<TileType>(sv.getResult().getType());
+    int64_t stageElems = product(rt.getShape());
+    s.base = add(s.base, mul(sv.getStage(), c(stageElems)));
+    s.shape.assign(rt.getShape().begin(), rt.getShape().end());
+    shared[sv.getResult()] = s;
+  } else if (auto p = dyn_cast<ParallelOp>(op)) {
+    res = lowerParallel(p);
+  } else if (auto r = dyn_cast<ReduceOp>(op)) {
+    res = lowerReduce(r);
+  } else if (auto g = dyn_cast<GemmOp>(op)) {
+    res = lowerGemm(g);
+  } else if (auto a = dyn_cast<AtomicOp>(op)) {
+    res = lowerAtomic(a);
+  } else if (auto l = dyn_cast<LoadOp>(op)) {
+    Value v = loadElem(l.getTile(), l.getIndices(), op);
+    if (!v)
+      return failure();
+    l.getResult().replaceAllUsesWith(v);
+  } else if (auto s = dyn_cast<StoreOp>(op)) {
+    res = storeElem(s.getValue(), s.getTile(), s.getIndices(), op);
+  } else {
+    return op->emitOpError("has no distribution");
+  }
+  if (failed(res))
+    return failure();
+  // Tiles (allocs, stage views) stay until every user is lowered: the maps
+  // above are keyed by them.
+  if (llvm::any_of(op->getResultTypes(),
+                   [](Type t) { return isa<TileType>(t); })) {
+    deadTiles.push_back(op);
+    return success();
+  }
+  op->erase();
+  return success();
+}
+
+LogicalResult Distributor::lowerBlock(Block &blk) {
+  for (Operation &op : llvm::make_early_inc_range(blk)) {
+    if (isa<ReturnOp, YieldOp>(op))
+      continue;
+    if (op.getDialect() &&
+        op.getDialect()->getNamespace() == TileDialect::getDialectNamespace()) {
+      if (failed(lowerOp(&op)))
+        return failure();
+      continue;
+    }
+    for (Region &r : op.getRegions())
+      for (Block &inner : r)
+        if (failed(lowerBlock(inner)))
+          return failure();
+  }
+  return success();
+}
+
+LogicalResult Distributor::run(DistributedKernel &out) {
+  KernelOp kernel;
+  body.walk([&](KernelOp k) { kernel = k; });
+  if (!kernel)
+    return failure();
+  threads = kernel.getThreads();
+  warpSize = tgt.warpSize;
+  numWarps = threads / warpSize;
+  if (auto sb = kernel->getAttrOfType<IntegerAttr>("tile.shared_bytes"))
+    scratchBase = llvm::alignTo(sb.getInt(), 128);
+  else
+    return kernel.emitOpError(
+        "has no shared-memory plan: run tessera-plan-shared first");
+  Block &entry = body.front();
+  eb.setInsertionPointToStart(&entry);
+  loc = kernel.getLoc();
+  tid = gpu::ThreadIdOp::create(eb, loc, gpu::Dimension::x);
+  lane = arith::RemUIOp::create(eb, loc, tid, idx(eb, loc, warpSize));
+  warp = arith::DivUIOp::create(eb, loc, tid, idx(eb, loc, warpSize));
+  auto bytesTy = MemRefType::get(
+      {ShapedType::kDynamic}, eb.getIntegerType(8), MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(eb.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  smemBytes = gpu::DynamicSharedMemoryOp::create(eb, loc, bytesTy);
+  // The kernel's region becomes straight-line code in the function.
+  static const gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
+                                        gpu::Dimension::z};
+  b.setInsertionPoint(kernel);
+  Block &kb = kernel.getBodyBlock();
+  for (auto [i, arg] : llvm::enumerate(kb.getArguments()))
+    arg.replaceAllUsesWith(gpu::BlockIdOp::create(b, loc, dims[i]));
+  Block *parent = kernel->getBlock();
+  kb.getTerminator()->erase();
+  parent->getOperations().splice(Block::iterator(kernel), kb.getOperations());
+  kernel.erase();
+  if (failed(lowerBlock(entry)))
+    return failure();
+  for (Operation *op : llvm::reverse(deadTiles)) {
+    if (!op->use_empty())
+      return op->emitOpError("internal: a tile is still used after "
+                             "distribution");
+    op->erase();
+  }
+  // The global tensors' casts are dead now: every access went to the memref.
+  SmallVector<UnrealizedConversionCastOp> casts;
+  body.walk([&](UnrealizedConversionCastOp c) {
+    if (c->use_empty() && llvm::any_of(c->getResultTypes(), [](Type t) {
+          return isa<GlobalTensorType>(t);
+        }))
+      casts.push_back(c);
+  });
+  for (auto c : casts)
+    c.erase();
+  // Budgets the chip imposes: registers (fragments alone) and shared memory.
+  if (tgt.registersPerThread > 0 && fragmentWords > tgt.registersPerThread) {
+    auto diag = emitError(loc)
+                << "the kernel's fragments need " << fragmentWords
+                << " registers per thread, more than the "
+                << tgt.registersPerThread << " of target '" << tgt.name << "'";
+    for (auto &[name, w] : fragmentUse)
+      diag.attachNote() << name << ": " << w << " registers";
+    return failure();
+  }
+  out.sharedBytes = scratchBytes ? scratchBase + scratchBytes : scratchBase;
+  if (out.sharedBytes > tgt.sharedMemoryPerBlockOptin &&
+      tgt.sharedMemoryPerBlockOptin > 0)
+    return emitError(loc) << "the kernel needs " << out.sharedBytes
+                          << " bytes of shared memory (tiles and "
+                          << scratchBytes
+                          << " bytes of reduction/conversion scratch), more "
+                             "than the "
+                          << tgt.sharedMemoryPerBlockOptin << " of target '"
+                          << tgt.name << "'";
+  out.fragmentRegisters = fragmentWords;
+  return success();
+}
+
+} // namespace
+
+LogicalResult distributeKernel(Region &body,
+                               const target::TargetDescription &target,
+                               TargetHooks &hooks, DistributedKernel &result) {
+  MLIRContext *ctx = body.getContext();
+  ctx->loadDialect<gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
+                   arith::ArithDialect, math::MathDialect,
+                   vector::VectorDialect>();
+  Distributor d(body, target, hooks);
+  try {
+    return d.run(result);
+  } catch (const layout::LayoutError &e) {
+    return emitError(UnknownLoc::get(ctx))
+           << "distribution failed: " << e.what();
+  }
+}
+
+TargetHooks &portableHooks() {
+  static PortableHooks hooks;
+  return hooks;
+}
+
+} // namespace tessera::passes

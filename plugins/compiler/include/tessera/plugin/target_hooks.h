@@ -1,0 +1,110 @@
+//===- tessera/plugin/target_hooks.h - what a backend adds to distribution
+//-===//
+//
+// The core's distribution (core/distribute) lowers every tile op by itself to
+// per-thread code over upstream dialects (gpu ids, shuffles and barriers,
+// memref in workgroup memory, vector, arith, scf), driven by the layouts,
+// swizzles and stages the core passes recorded. What differs between vendors
+// sits behind this interface, which a compiler plugin implements: emitting a
+// matrix instruction ("MMA atom" of the TargetDescription), loading an atom's
+// operand from shared memory in one instruction, asynchronous global-to-shared
+// copies and their groups, barriers and lane shuffles.
+//
+// Every hook has a portable default except emitMma: a backend that returns
+// false (or inherits the default) gets the core's plain code. The core never
+// asks which vendor it serves; it asks these hooks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_PLUGIN_TARGET_HOOKS_H
+#define TESSERA_PLUGIN_TARGET_HOOKS_H
+
+#include "tessera/target/TargetDescription.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <functional>
+
+namespace tessera {
+
+/// Which operand of an MMA atom.
+enum class MmaOperandKind { A, B };
+
+/// A rank-2 tile in shared memory, as distribution addresses it.
+struct SharedMatrix {
+  /// Rows and columns of the tile as stored.
+  int64_t rows = 0, cols = 0;
+  /// Bytes of one element.
+  int elemBytes = 0;
+  /// Elements per contiguous (unswizzled) chunk of a row: the swizzle's
+  /// `vec`, or `cols` when the tile is not swizzled.
+  int64_t contiguousElems = 0;
+  /// The shared-memory address (an `index` holding the address of the
+  /// workgroup pointer, in bytes) of element (row, col); `row` and `col` are
+  /// `index` values.
+  std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value row,
+                            mlir::Value col)>
+      addressOf;
+};
+
+class TargetHooks {
+public:
+  virtual ~TargetHooks() = default;
+
+  /// Whether emitMma can emit `atom`. Layout inference chooses only among
+  /// atoms for which this holds.
+  virtual bool canEmitAtom(const target::MmaAtom &atom) const = 0;
+
+  /// Emits one instance of `atom` for the calling lane: `a` and `b` hold the
+  /// lane's operand elements in the order of the atom's register layouts
+  /// (register i of the layout is element i), `c` the accumulators likewise.
+  /// Returns the new accumulators (same count and types as `c`).
+  virtual llvm::SmallVector<mlir::Value>
+  emitMma(mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,
+          llvm::ArrayRef<mlir::Value> a, llvm::ArrayRef<mlir::Value> b_,
+          llvm::ArrayRef<mlir::Value> c) = 0;
+
+  /// Loads the lane's `which` operand of `atom` from shared tile `m`, the
+  /// atom's operand origin at (row0, col0) of the tile *as the atom reads it*
+  /// (A: M x K, B: K x N); `transposed` says the tile is stored the other way
+  /// round (A as K x M, B as N x K). On success appends the elements in the
+  /// atom's register order to `out` and returns true; false lets the core
+  /// load element by element.
+  virtual bool loadMmaOperand(mlir::OpBuilder &, mlir::Location,
+                              const target::MmaAtom &, MmaOperandKind,
+                              const SharedMatrix &, bool /*transposed*/,
+                              mlir::Value /*row0*/, mlir::Value /*col0*/,
+                              mlir::Type /*elemType*/,
+                              llvm::SmallVectorImpl<mlir::Value> & /*out*/) {
+    return false;
+  }
+
+  /// Starts an asynchronous copy of `bytes` bytes (4, 8 or 16) from global
+  /// address `global` to shared address `shared` (both `index` values holding
+  /// addresses); when `valid` (i1) is false the destination is zero-filled
+  /// and the source not read. Returns false when the target has no such copy
+  /// (the core then copies synchronously and groups become no-ops).
+  virtual bool emitAsyncCopy(mlir::OpBuilder &, mlir::Location,
+                             mlir::Value /*shared*/, mlir::Value /*global*/,
+                             int /*bytes*/, mlir::Value /*valid*/) {
+    return false;
+  }
+  /// Closes the group of async copies issued since the last commit.
+  virtual void emitCommitGroup(mlir::OpBuilder &, mlir::Location) {}
+  /// Waits until at most `pending` committed groups are in flight (the core
+  /// adds the block barrier).
+  virtual void emitWaitGroup(mlir::OpBuilder &, mlir::Location,
+                             int64_t /*pending*/) {}
+
+  /// A block-wide barrier that also orders shared-memory accesses.
+  virtual void emitBarrier(mlir::OpBuilder &b, mlir::Location loc);
+  /// `v` (32-bit) from lane `lane ^ mask` of the same warp.
+  virtual mlir::Value emitShuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::Value v, int mask, int warpSize);
+};
+
+} // namespace tessera
+
+#endif // TESSERA_PLUGIN_TARGET_HOOKS_H

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# On the GPU machine, over .devcarry/ (scripts/gpu/prepare.sh, plus bundles of
+# kernels in .devcarry/variants/): runs every kernel that takes the
+# distribution path on odd shapes against the bundle's CPU image, dumps the
+# SASS instruction mix of each, and times the matrix kernels against torch.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
+out="${OUT:-/tmp/tessera-gpu}"; mkdir -p "$out"
+bin=.devcarry/build/bin; b=.devcarry/bundles; v=.devcarry/variants
+export LD_LIBRARY_PATH="$root/.devcarry/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export TESSERA_PLUGIN_PATH="$root/.devcarry/build/lib/tessera/plugins"
+log="$out/distribution.txt"; : > "$log"
+check() { if "$bin/tessera" run "$1" --device cuda --iters 2 --warmup 1 "${@:2}" >>"$log" 2>&1; then echo "ok   $*"; else echo "FAIL $*"; fi; }
+while read -r bundle args; do
+  [ -n "$bundle" ] && check $bundle $args
+done <<LIST
+$b/softmax.tsb --shape M=1000,N=4097
+$b/softmax.tsb --shape M=1,N=1
+$b/rmsnorm.tsb --shape M=333,N=4097 --scalar eps=1e-5
+$b/elementwise_add.tsb --shape N=4097
+$b/elementwise_add.tsb --shape N=1
+$b/gemm_f32.tsb --shape M=1000,N=1000,K=1000
+$b/gemm_f32.tsb --shape M=17,N=1,K=33
+$v/linear_nt.tsb --shape M=1000,N=1000,K=1000
+$v/linear_nt.tsb --shape M=4097,N=129,K=999
+$v/linear_nt.tsb --shape M=1,N=1,K=1
+$v/gemm_128x256.tsb --shape M=1000,N=1000,K=1000
+$v/gemm_128x256.tsb --shape M=257,N=17,K=4097
+$v/attn_d64.tsb --shape B=1,H=2,S=1000 --scalar causal=0 --scalar sm_scale=0.125
+$v/attn_d64.tsb --shape B=2,H=1,S=17 --scalar causal=1 --scalar sm_scale=0.125
+LIST
+for f in $v/*.tsb; do
+  for arg in $(cat "${f%.tsb}.extra" 2>/dev/null); do :; done
+done
+# Timing: tessera vs torch at 4096.
+for k in linear_nt gemm_128x256; do
+  "$bin/tessera" run $v/$k.tsb --device cuda --shape M=4096,N=4096,K=4096 --flops 2*M*N*K --iters 20 --warmup 5 --no-check --json | tee -a "$out/bench.jsonl"
+done
+"$bin/tessera" run $v/attn_d64.tsb --device cuda --shape B=4,H=16,S=4096 --flops 4*B*H*S*S*64 --iters 10 --warmup 3 --no-check --json --scalar causal=0 --scalar sm_scale=0.125 | tee -a "$out/bench.jsonl"
+python3 - <<'PY' | tee -a "$out/bench.jsonl"
+import json, torch, torch.nn.functional as F
+def t(fn, it=20):
+    for _ in range(5): fn()
+    s, e = torch.cuda.Event(True), torch.cuda.Event(True)
+    torch.cuda.synchronize(); s.record()
+    for _ in range(it): fn()
+    e.record(); torch.cuda.synchronize(); return s.elapsed_time(e) / it
+n = 4096
+a = torch.randn(n, n, device="cuda", dtype=torch.half); w = torch.randn(n, n, device="cuda", dtype=torch.half)
+ms = t(lambda: F.linear(a, w)); print(json.dumps({"peer": "torch F.linear (x W^T)", "n": n, "ms": ms, "tflops": 2*n**3/ms/1e9}))
+ms = t(lambda: a @ w); print(json.dumps({"peer": "torch.matmul", "n": n, "ms": ms, "tflops": 2*n**3/ms/1e9}))
+q = torch.randn(4, 16, 4096, 64, device="cuda", dtype=torch.half)
+from torch.nn.attention import sdpa_kernel, SDPBackend
+for be in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
+    try:
+        with sdpa_kernel(be):
+            ms = t(lambda: F.scaled_dot_product_attention(q, q, q), 10)
+        print(json.dumps({"peer": f"sdpa {be.name} d64", "ms": ms, "tflops": 4*4*16*4096*4096*64/ms/1e9}))
+    except Exception as ex: print(json.dumps({"peer": str(be), "error": str(ex)[:200]}))
+PY
+# SASS instruction mix of the distributed kernels.
+for f in $v/*.tsb $b/softmax.tsb; do
+  python3 - "$f" "$out/k.cubin" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read(); off = 0
+while off + 24 <= len(data):
+    size, eoff = struct.unpack_from("<QQ", data, off + 8)
+    kind, _, _, soff, nstr, ioff, isize = struct.unpack_from("<HHIQQQQ", data, off + eoff)
+    strs = {}
+    for i in range(nstr):
+        k, v = struct.unpack_from("<QQ", data, off + soff + 16 * i)
+        strs[data[off + k:data.index(b"\0", off + k)].decode()] = data[off + v:data.index(b"\0", off + v)].decode(errors="replace")
+    if strs.get("triple", "").startswith("nvptx"):
+        open(sys.argv[2], "wb").write(data[off + ioff:off + ioff + isize])
+    off += (size + 7) // 8 * 8
+PY
+  cuobjdump -sass "$out/k.cubin" > "$out/k.sass" 2>&1
+  echo "$(basename $f): $(for op in HMMA LDSM LDGSTS LDL STL FFMA BAR; do printf '%s=%s ' $op $(grep -c "$op" "$out/k.sass"); done)"
+done | tee "$out/sass.txt"
+rm -f "$out/k.cubin" "$out/k.sass"
+echo "checks passed: $(grep -c 'check: passed' "$log") of $(grep -c 'check:' "$log")"
