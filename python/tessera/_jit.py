@@ -1,0 +1,327 @@
+"""@tessera.jit and tessera.compile: TileLang's JIT on tessera.
+
+    @tessera.jit(out_idx=[-1])
+    def matmul(M, N, K, ...):
+        @T.prim_func
+        def main(...): ...
+        return main
+
+    kernel = matmul(1024, 1024, 1024)   # parsed and compiled
+    c = kernel(a, b)                    # outputs allocated, run, returned
+
+Compiles go through the compile cache: the cache is asked first through the
+runtime module (no MLIR), and the compiler library is loaded only on a miss,
+so a second process running the same kernels compiles nothing. The target
+follows the tensors: numpy arrays and CPU torch tensors run the CPU image,
+CUDA tensors the image for their GPU's chip, each compiled on first use.
+"""
+
+import functools
+import os
+import sys
+
+from . import runtime as rt
+from .errors import CompileError, LaunchError
+from .language import PrimFunc
+from .language import dtypes as D
+
+__all__ = ["jit", "compile_func", "JITKernel", "compile_tile_ir"]
+
+OPT_LEVEL = 3
+# (cache state) per compile, newest last: "hit" (answered by the cache
+# without the compiler library), "miss", "corrupt" or "off".
+compile_log = []
+
+
+def _compiler():
+    from . import _compiler as c
+    c.set_error_type(CompileError)
+    return c
+
+
+def _plugin_dir():
+    return os.path.join(rt._runtime.library_dir(), "tessera", "plugins")
+
+
+def compile_tile_ir(text, targets=None):
+    """Tile-dialect text -> bundle bytes for `targets` ("triple[:chip]";
+    None: the host CPU), through the compile cache."""
+    targets = list(targets or [])
+    if not os.environ.get("TESSERA_NO_CACHE"):
+        hit = rt._runtime.cache_lookup(text, targets, OPT_LEVEL,
+                                       _plugin_dir())
+        if hit is not None:
+            compile_log.append("hit")
+            return hit
+    data, state, _ = _compiler().compile(text, targets, OPT_LEVEL,
+                                         not os.environ.get(
+                                             "TESSERA_NO_CACHE"))
+    compile_log.append(state)
+    return data
+
+
+def _default_device(target):
+    if target in (None, "auto"):
+        for d in rt.devices():
+            if not d.is_cpu:
+                return d
+        return rt.device("cpu")
+    if isinstance(target, rt.Device):
+        return target
+    if target in ("cpu", "llvm", "c"):
+        return rt.device("cpu")
+    if target in ("cuda", "hip"):
+        return rt.device(target)
+    for d in rt.devices():
+        if target in (d.target, d.triple):
+            return d
+    raise LaunchError("no device here for target %r" % (target,))
+
+
+class _OutputPlan:
+    """How to allocate one output: its shape from static dims and from the
+    symbolic dims of the inputs."""
+
+    def __init__(self, param):
+        self.param = param
+
+
+class JITKernel:
+    """A compiled prim_func; call it with the inputs (out_idx outputs are
+    allocated and returned) or with every argument."""
+
+    def __init__(self, func, out_idx=None, target="auto"):
+        if not isinstance(func, PrimFunc):
+            raise TypeError("tessera.compile takes a T.prim_func, got %s"
+                            % type(func).__name__)
+        self.func = func
+        self.params = func.params
+        n = len(self.params)
+        if out_idx is None:
+            out_idx = []
+        elif isinstance(out_idx, int):
+            out_idx = [out_idx]
+        idx = []
+        for i in out_idx:
+            j = i + n if i < 0 else i
+            if not 0 <= j < n or self.params[j].kind != "tensor":
+                raise ValueError("out_idx %d is not a tensor parameter of "
+                                 "%s" % (i, func.name))
+            idx.append(j)
+        self.out_idx = idx
+        self.in_idx = [i for i in range(n) if i not in idx]
+        self.source = func.script
+        self._bundles = {}  # target -> bytes
+        self._kernels = {}  # device index -> runtime kernel
+        self._signature = [rt.TENSOR if p.kind == "tensor" else
+                           D.RUNTIME_CODE[p.ir_dtype] for p in self.params]
+        self._scalar_ir = [None if p.kind == "tensor" else p.ir_dtype
+                           for p in self.params]
+        # Symbolic dims of the outputs: (symbol name) -> (input position,
+        # dim) to read it from.
+        self._sym_from = {}
+        for pos, i in enumerate(self.in_idx):
+            p = self.params[i]
+            if p.kind == "tensor":
+                for d, dim in enumerate(p.shape):
+                    if not isinstance(dim, int):
+                        self._sym_from.setdefault(dim.name, (pos, d))
+        for i in self.out_idx:
+            for dim in self.params[i].shape:
+                if not isinstance(dim, int) and dim.name not in self._sym_from:
+                    raise ValueError(
+                        "output %s has the symbolic dim %s, which no input "
+                        "has: pass the output yourself (no out_idx)"
+                        % (self.params[i].name, dim.name))
+        # Compile now for the default device: the C++ verifier's errors
+        # surface where the kernel is built, not at its first call.
+        self._default = _default_device(target)
+        self._bundle_for(self._default.target)
+
+    # -------------------------------------------------------------- IR
+    def get_tile_ir(self):
+        """The tile-dialect module this kernel compiles (Python positions
+        as locations)."""
+        return self.source
+
+    get_kernel_source = get_tile_ir
+
+    def _bundle_for(self, target):
+        b = self._bundles.get(target)
+        if b is None:
+            b = compile_tile_ir(self.source, [target])
+            self._bundles[target] = b
+        return b
+
+    def export(self, path, targets=None):
+        """Writes an ahead-of-time bundle holding one image per target
+        (default: this kernel's default device) that the C++ runtime loads
+        (`tessera run`, tessera_module_load_bundle_file)."""
+        targets = list(targets or [self._default.target])
+        data = compile_tile_ir(self.source, targets)
+        tmp = "%s.tmp.%d" % (path, os.getpid())
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        return path
+
+    # ------------------------------------------------------------- call
+    def _kernel_for(self, device):
+        k = self._kernels.get(device.index)
+        if k is None:
+            bundle = self._bundle_for(device.target)
+            module = rt._runtime.Module(device.index, bundle,
+                                        "%s.tsb" % self.func.name)
+            k = rt._runtime.Kernel(module, self.func.name, self._signature)
+            self._kernels[device.index] = k
+        return k
+
+    def _where(self):
+        return "kernel '%s' (%s:%d)" % (self.func.name, self.func.filename,
+                                        self.func.lineno)
+
+    def __call__(self, *args, stream=None):
+        params = self.params
+        if len(args) == len(self.in_idx) and self.out_idx:
+            full = self._with_outputs(args)
+        elif len(args) == len(params):
+            full = list(args)
+        else:
+            raise TypeError("%s takes %d inputs%s, got %d arguments" % (
+                self._where(), len(self.in_idx),
+                " (or all %d arguments)" % len(params) if self.out_idx
+                else "", len(args)))
+        device = None
+        for i, a in enumerate(full):
+            if self._scalar_ir[i] is None:
+                try:
+                    d = rt.device_for(a)
+                except TypeError:
+                    raise LaunchError("%s: argument '%s' must be a tensor "
+                                      "(numpy array or torch tensor), got %s"
+                                      % (self._where(), params[i].name,
+                                         type(a).__name__)) from None
+                if device is None:
+                    device = d
+                elif d is not device:
+                    raise LaunchError(
+                        "%s: argument '%s' is on %s but earlier tensors are "
+                        "on %s" % (self._where(), params[i].name,
+                                   d.plugin, device.plugin))
+        k = self._kernel_for(device or self._default)
+        packed = []
+        for a, ir in zip(full, self._scalar_ir):
+            if ir is None:
+                packed.append(rt.to_capsule(a))
+            else:
+                packed.append(rt.scalar_slot(a, ir))
+        try:
+            k.launch(packed, _stream_handle(stream, device))
+        except LaunchError as e:
+            raise LaunchError("%s: %s" % (self._where(), e)) from None
+        if not self.out_idx or len(args) == len(params):
+            if self.out_idx:
+                outs = [full[i] for i in self.out_idx]
+                return outs[0] if len(outs) == 1 else outs
+            return None
+        outs = [full[i] for i in self.out_idx]
+        return outs[0] if len(outs) == 1 else outs
+
+    def _with_outputs(self, args):
+        full = [None] * len(self.params)
+        for pos, i in enumerate(self.in_idx):
+            full[i] = args[pos]
+        like = next((a for a, i in zip(args, self.in_idx)
+                     if self.params[i].kind == "tensor"), None)
+        if like is None:
+            raise LaunchError("%s: no input tensor to place the outputs "
+                              "beside" % self._where())
+        for i in self.out_idx:
+            p = self.params[i]
+            shape = []
+            for dim in p.shape:
+                if isinstance(dim, int):
+                    shape.append(dim)
+                    continue
+                pos, d = self._sym_from[dim.name]
+                src = args[pos]
+                try:
+                    shape.append(int(src.shape[d]))
+                except (AttributeError, IndexError):
+                    raise LaunchError(
+                        "%s: argument '%s' has shape %s; its dim %d gives "
+                        "the output's %s" % (
+                            self._where(), self.params[self.in_idx[pos]].name,
+                            tuple(getattr(src, "shape", ())), d,
+                            dim.name)) from None
+            full[i] = _empty_like(like, tuple(shape), p.ir_dtype, self, p)
+        return full
+
+
+def _stream_handle(stream, device):
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    raise LaunchError("stream= takes a tessera stream handle (int); torch "
+                      "streams are not wrapped yet")
+
+
+_NP = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
+       "i16": "int16", "i32": "int32", "i64": "int64", "i1": "bool"}
+_TORCH = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
+          "f64": "float64", "f8E4M3FN": "float8_e4m3fn",
+          "f8E5M2": "float8_e5m2", "i8": "int8", "i16": "int16",
+          "i32": "int32", "i64": "int64", "i1": "bool"}
+
+
+def _empty_like(like, shape, ir, kernel, param):
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(like, torch.Tensor):
+        return torch.empty(shape, dtype=getattr(torch, _TORCH[ir]),
+                           device=like.device)
+    import numpy as np
+    if ir not in _NP:
+        raise LaunchError("%s: output '%s' is %s, which numpy has no type "
+                          "for: pass torch tensors" % (
+                              kernel._where(), param.name, D.from_ir(ir)))
+    return np.empty(shape, dtype=_NP[ir])
+
+
+def compile_func(func, out_idx=None, target="auto", **ignored):
+    """TileLang's ``tilelang.compile(func, out_idx=...)``."""
+    return JITKernel(func, out_idx=out_idx, target=target)
+
+
+def jit(func=None, *, out_idx=None, target="auto", **ignored):
+    """TileLang's ``@tilelang.jit`` in lazy mode: the decorated function
+    takes the kernel's parameters and returns a T.prim_func; calling it
+    returns the compiled JITKernel (one per distinct argument tuple)."""
+
+    def wrap(fn):
+        kernels = {}
+
+        @functools.wraps(fn)
+        def build(*args, **kwargs):
+            try:
+                key = (args, tuple(sorted(kwargs.items())))
+                hash(key)
+            except TypeError:
+                key = None
+            if key is not None and key in kernels:
+                return kernels[key]
+            prim = fn(*args, **kwargs)
+            if isinstance(prim, JITKernel):
+                kernel = prim
+            else:
+                kernel = JITKernel(prim, out_idx=out_idx, target=target)
+            if key is not None:
+                kernels[key] = kernel
+            return kernel
+
+        build.kernels = kernels
+        return build
+
+    if func is not None:
+        return wrap(func)
+    return wrap
