@@ -82,6 +82,9 @@ nb::tuple compile(const std::string &source,
       mlir::DialectRegistry registry;
       registerTileModuleDialects(registry);
       mlir::MLIRContext ctx(registry);
+      // The message and the Python line say it; the generic op dump that
+      // MLIR attaches by default would only add noise.
+      ctx.printOpOnDiagnostic(false);
       llvm::raw_string_ostream os(diagnostics);
       mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
         printCompilerDiagnostic(d, os);

@@ -1137,9 +1137,17 @@ class _Parser:
             return x
         if isinstance(x, T.Symbol):
             return self.symbol_value(x)
-        if isinstance(x, (Tile, TensorParam, Region)):
-            raise self.error("a %s is not a scalar value here" % (
-                "tile" if isinstance(x, Tile) else "tensor"))
+        if isinstance(x, (TensorParam, Region)):
+            t = x if isinstance(x, TensorParam) else x.tensor
+            raise self.error(
+                "global tensor '%s' is read element by element: tessera "
+                "reads tensors through T.copy(%s[...], tile) (copy into a "
+                "fragment, then compute on it in T.Parallel)"
+                % (t.pyname, t.pyname))
+        if isinstance(x, Tile):
+            raise self.error("tile '%s' is not a scalar: index its elements "
+                             "(%s[i, j]) inside T.Parallel"
+                             % (x.pyname, x.pyname))
         if isinstance(x, builtins.bool):
             return self.const(x, "i1")
         if isinstance(x, int):
@@ -1257,10 +1265,9 @@ class _Parser:
                 return _PY_BINOPS[op](x, y)
             except KeyError:
                 raise self.error("unsupported operator", node)
-        if isinstance(x, (Tile, TensorParam, Region)) or isinstance(
-                y, (Tile, TensorParam, Region)):
-            raise self.error("arithmetic on whole tiles or tensors: write it "
-                             "element-wise in a T.Parallel loop", node)
+        for v in (x, y):
+            if isinstance(v, (Tile, TensorParam, Region)):
+                self.as_value(v)  # raises the message for its kind
         if op is ast.Pow:
             if isinstance(y, int) and not self.is_ir(y) and 0 <= y <= 8:
                 xv = self.as_value(x)
@@ -1384,12 +1391,6 @@ class _Parser:
             self.pos())
 
     def region_specs(self, tensor, sl, scope):
-        if self.parallel_depth:
-            raise self.error(
-                "global tensor '%s' is read element by element inside "
-                "T.Parallel: tessera reads tensors through "
-                "T.copy(%s[...], tile) (copy into a fragment first)"
-                % (tensor.pyname, tensor.pyname), sl)
         specs = []
         for n in self.index_list(sl, scope):
             if isinstance(n, ast.Slice):
