@@ -21,6 +21,7 @@ import os
 import sys
 
 from . import runtime as rt
+from . import _caller_error as tessera_caller_error
 from .errors import CompileError, LaunchError
 from .language import PrimFunc
 from .language import dtypes as D
@@ -197,14 +198,14 @@ class JITKernel:
                 try:
                     d = rt.device_for(a)
                 except TypeError:
-                    raise LaunchError("%s: argument '%s' must be a tensor "
+                    raise _call_error("%s: argument '%s' must be a tensor "
                                       "(numpy array or torch tensor), got %s"
                                       % (self._where(), params[i].name,
                                          type(a).__name__)) from None
                 if device is None:
                     device = d
                 elif d is not device:
-                    raise LaunchError(
+                    raise _call_error(
                         "%s: argument '%s' is on %s but earlier tensors are "
                         "on %s" % (self._where(), params[i].name,
                                    d.plugin, device.plugin))
@@ -218,7 +219,7 @@ class JITKernel:
         try:
             k.launch(packed, _stream_handle(stream, device))
         except LaunchError as e:
-            raise LaunchError("%s: %s" % (self._where(), e)) from None
+            raise _call_error("%s: %s" % (self._where(), e)) from None
         if not self.out_idx or len(args) == len(params):
             if self.out_idx:
                 outs = [full[i] for i in self.out_idx]
@@ -248,7 +249,7 @@ class JITKernel:
                 try:
                     shape.append(int(src.shape[d]))
                 except (AttributeError, IndexError):
-                    raise LaunchError(
+                    raise _call_error(
                         "%s: argument '%s' has shape %s; its dim %d gives "
                         "the output's %s" % (
                             self._where(), self.params[self.in_idx[pos]].name,
@@ -256,6 +257,15 @@ class JITKernel:
                             dim.name)) from None
             full[i] = _empty_like(like, tuple(shape), p.ir_dtype, self, p)
         return full
+
+
+def _call_error(message):
+    """A LaunchError that names the caller's file and line (the first frame
+    outside the tessera package)."""
+    err = tessera_caller_error(message)
+    out = LaunchError(str(err))
+    out.filename, out.lineno = err.filename, err.lineno
+    return out
 
 
 def _stream_handle(stream, device):
