@@ -86,7 +86,7 @@ def test_devices_and_plugins():
         rt.device("nosuch")
 
 
-def test_runtime_kernel_checks_scalar_types(tmp_path):
+def test_runtime_runs_an_exported_kernel(tmp_path):
     import rmsnorm
     k = rmsnorm.rms_norm(4, 1024)
     path = str(tmp_path / "r.tsb")
