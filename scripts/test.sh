@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test suite:
-#   1. the default (Release) build: unit, lit, e2e tests;
+#   1. the default (Release) build: unit, lit, e2e tests; the Python
+#      package's pytest suites (python/tests) on the build tree's package;
 #   2. the sanitize build (ASan + UBSan): unit and lit tests;
 #   3. the fuzz build: the parser fuzzer for 60 seconds.
 # Installs what is missing first. Exits non-zero on any failure.
@@ -13,7 +14,16 @@ scripts/install-deps.sh
 
 echo "== default build and all tests"
 scripts/build.sh default
-ctest --preset default -j "$jobs"
+ctest --preset default -j "$jobs" -E '^python\.pytest$'
+
+echo "== python package: pytest (python/tests) on build/default/python"
+python_exe="$(cat build/default/python/python-executable 2>/dev/null || true)"
+if [ -z "$python_exe" ] || [ ! -e build/default/python/tessera/__init__.py ]; then
+  echo "the Python package was not built (is nanobind installed? see scripts/install-deps.sh)" >&2
+  exit 1
+fi
+PYTHONPATH="$root/build/default/python" "$python_exe" -m pytest -q -rs \
+  -p no:cacheprovider python/tests
 
 echo "== sanitize build (ASan + UBSan): unit and lit tests"
 scripts/build.sh sanitize

@@ -80,6 +80,10 @@ static void printDiagnostic(Diagnostic &diag, llvm::raw_ostream &os,
     printDiagnostic(note, os, "  ");
 }
 
+void tessera::printCompilerDiagnostic(Diagnostic &diag, llvm::raw_ostream &os) {
+  printDiagnostic(diag, os, "");
+}
+
 void tessera::installCompilerDiagnosticHandler(MLIRContext &ctx) {
   ctx.getDiagEngine().registerHandler([](Diagnostic &diag) {
     printDiagnostic(diag, llvm::errs(), "");

@@ -23,6 +23,11 @@ void registerTileModuleDialects(mlir::DialectRegistry &registry);
 /// and build tools understand), with notes indented below.
 void installCompilerDiagnosticHandler(mlir::MLIRContext &ctx);
 
+/// Prints one diagnostic (and its notes, indented) in that form; for
+/// callers that collect diagnostics instead of printing them (the Python
+/// bindings turn them into exceptions).
+void printCompilerDiagnostic(mlir::Diagnostic &diag, llvm::raw_ostream &os);
+
 /// Parses and verifies a tile module from a file ("-" for stdin); errors go
 /// to the context's diagnostic handler with file:line:col.
 mlir::OwningOpRef<mlir::ModuleOp> parseTileModule(llvm::StringRef path,

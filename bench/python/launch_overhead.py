@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Host cost of launching a tiny kernel from Python with torch tensors:
+tessera (@tessera.jit) against TileLang and Triton in the same run.
+
+    PYTHONPATH=build/default/python python3 bench/python/launch_overhead.py \
+        [--device cuda|cpu] [--n 1024] [--iters 20000] [--rounds 5]
+
+The kernel is an element-wise add of two f32 vectors of N elements (one
+block), written once per framework. Each framework's kernel is compiled and
+warmed up first; then `iters` back-to-back calls are timed with the host's
+clock (torch.cuda.synchronize() after the loop, not timed per call:
+the cost measured is the host's, the GPU work is tiny), median over
+`rounds`. Peers that are not importable (or fail) are reported with the
+reason and skipped. Prints one JSON object:
+
+    {"device": ..., "torch": ..., "n": ..., "results": {
+        "tessera": {"us_per_call": ..., "version": ...},
+        "tilelang": {...} | {"skipped": "reason"},
+        "triton": {...} | {"skipped": "reason"},
+        "torch_add": {...}}}
+
+Goal (issue 12): tessera under 10 us per call on an H100, with TileLang
+0.1.15 and Triton 3.6 beside it.
+"""
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+
+
+def time_calls(fn, iters, rounds, sync):
+    fn()
+    sync()
+    per = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        t1 = time.perf_counter()
+        sync()
+        per.append((t1 - t0) / iters * 1e6)
+    return statistics.median(per)
+
+
+def tessera_add(n, block):
+    import tessera
+    import tessera.language as T
+
+    @tessera.jit(out_idx=[-1])
+    def add(N, block):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"),
+                 C: T.Tensor((N,), "float32")):
+            with T.Kernel(T.ceildiv(N, block), threads=128) as bx:
+                a = T.alloc_fragment((block,), "float32")
+                b = T.alloc_fragment((block,), "float32")
+                T.copy(A[bx * block], a)
+                T.copy(B[bx * block], b)
+                for i in T.Parallel(block):
+                    a[i] += b[i]
+                T.copy(a, C[bx * block])
+        return main
+
+    return add(n, block), tessera.__version__
+
+
+def tilelang_add(n, block):
+    import tilelang
+    import tilelang.language as T
+
+    @tilelang.jit(out_idx=[-1])
+    def add(N, block):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"),
+                 C: T.Tensor((N,), "float32")):
+            with T.Kernel(T.ceildiv(N, block), threads=128) as bx:
+                a = T.alloc_fragment((block,), "float32")
+                b = T.alloc_fragment((block,), "float32")
+                T.copy(A[bx * block], a)
+                T.copy(B[bx * block], b)
+                for i in T.Parallel(block):
+                    a[i] += b[i]
+                T.copy(a, C[bx * block])
+        return main
+
+    return add(n, block), getattr(tilelang, "__version__", "?")
+
+
+def triton_add(n, block):
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(c_ptr + offs, tl.load(a_ptr + offs, mask=mask) +
+                 tl.load(b_ptr + offs, mask=mask), mask=mask)
+
+    def run(a, b):
+        c = torch.empty_like(a)
+        add_kernel[(triton.cdiv(n, block),)](a, b, c, n, BLOCK=block)
+        return c
+
+    return run, triton.__version__
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--device", default=None)
+    p.add_argument("--n", type=int, default=1024)
+    p.add_argument("--block", type=int, default=1024)
+    p.add_argument("--iters", type=int, default=20000)
+    p.add_argument("--rounds", type=int, default=5)
+    args = p.parse_args()
+
+    import torch
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda":
+        sync = torch.cuda.synchronize
+        name = torch.cuda.get_device_name()
+    else:
+        sync = lambda: None  # noqa: E731
+        name = platform.processor() or platform.machine()
+    a = torch.randn(args.n, device=device)
+    b = torch.randn(args.n, device=device)
+    want = a + b
+
+    results = {}
+    peers = [("tessera", tessera_add), ("tilelang", tilelang_add)]
+    if device == "cuda":
+        peers.append(("triton", triton_add))
+    for label, make in peers:
+        try:
+            kernel, version = make(args.n, args.block)
+            got = kernel(a, b)
+            sync()
+            if not torch.allclose(got, want):
+                raise RuntimeError("wrong result")
+            us = time_calls(lambda: kernel(a, b), args.iters, args.rounds,
+                            sync)
+            results[label] = {"us_per_call": round(us, 3), "version": version}
+        except Exception as e:  # a missing or broken peer is reported
+            results[label] = {"skipped": "%s: %s" % (type(e).__name__, e)}
+    us = time_calls(lambda: torch.add(a, b), args.iters, args.rounds, sync)
+    results["torch_add"] = {"us_per_call": round(us, 3),
+                            "version": torch.__version__}
+    print(json.dumps({"bench": "python_launch_overhead", "device": name,
+                      "device_kind": device, "torch": torch.__version__,
+                      "python": sys.version.split()[0], "n": args.n,
+                      "iters": args.iters, "rounds": args.rounds,
+                      "goal_us": 10.0, "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,352 @@
+//===- runtime_module.cpp - tessera._runtime: the runtime C API in Python -===//
+//
+// A thin nanobind layer over tessera/runtime.h (and the compile cache
+// lookup of core/cache, which needs no LLVM). It links no MLIR: a process
+// that only runs bundles imports this module and never the compiler.
+//
+// The launch path is the hot one (Python launch overhead is benchmarked in
+// bench/python): it takes the kernel's arguments as DLPack capsules and
+// Python numbers, wraps each capsule as a runtime buffer without copying
+// (tessera_buffer_from_dlpack), launches, and releases the wrappers, which
+// hands each tensor back to its framework through the DLPack deleter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessera/dlpack.h"
+#include "tessera/runtime.h"
+
+#include "CompileCache.h"
+#include "CompileKey.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <dlfcn.h>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+
+/// Raised for every failed runtime call; tessera/__init__.py re-exports it
+/// as tessera.RuntimeError (a subclass of Python's RuntimeError).
+nb::object gRuntimeError;
+
+[[noreturn]] void raise(tessera_status_t status, const std::string &what) {
+  std::string msg = what;
+  if (status) {
+    if (!msg.empty())
+      msg += ": ";
+    msg += tessera_status_message(status);
+    tessera_status_free(status);
+  }
+  PyErr_SetString(gRuntimeError.ptr(), msg.c_str());
+  throw nb::python_error();
+}
+
+void check(tessera_status_t status, const char *what = "") {
+  if (status)
+    raise(status, what);
+}
+
+/// The process's runtime: created on first use, never destroyed (plugins
+/// stay loaded until the process exits; destroying them from an atexit hook
+/// would race with objects Python has not collected yet).
+tessera_runtime_t runtimeHandle() {
+  static tessera_runtime_t rt = [] {
+    tessera_runtime_t r = nullptr;
+    check(tessera_runtime_create(&r), "cannot create the tessera runtime");
+    return r;
+  }();
+  return rt;
+}
+
+nb::dict deviceInfo(uint32_t index) {
+  tessera_device_t dev = nullptr;
+  check(tessera_runtime_device(runtimeHandle(), index, &dev));
+  tessera_device_info info;
+  check(tessera_device_get_info(dev, &info));
+  nb::dict d;
+  d["index"] = index;
+  d["name"] = std::string(info.name);
+  d["triple"] = std::string(info.triple);
+  d["chip"] = std::string(info.chip);
+  d["plugin"] = std::string(info.plugin);
+  d["total_memory"] = info.total_memory;
+  d["compute_units"] = info.compute_units;
+  d["max_threads_per_block"] = info.max_threads_per_block;
+  d["max_shared_bytes_per_block"] = info.max_shared_bytes_per_block;
+  d["warp_size"] = info.warp_size;
+  return d;
+}
+
+nb::list devices() {
+  uint32_t n = 0;
+  check(tessera_runtime_device_count(runtimeHandle(), &n));
+  nb::list out;
+  for (uint32_t i = 0; i < n; ++i)
+    out.append(deviceInfo(i));
+  return out;
+}
+
+nb::list plugins() {
+  uint32_t n = 0;
+  check(tessera_runtime_plugin_count(runtimeHandle(), &n));
+  nb::list out;
+  for (uint32_t i = 0; i < n; ++i) {
+    tessera_plugin_info p;
+    check(tessera_runtime_plugin_info(runtimeHandle(), i, &p));
+    nb::dict d;
+    d["name"] = std::string(p.name);
+    d["version"] = std::string(p.version);
+    d["state"] = p.state == TESSERA_PLUGIN_READY         ? "ready"
+                 : p.state == TESSERA_PLUGIN_UNAVAILABLE ? "unavailable"
+                                                         : "refused";
+    d["message"] = std::string(p.message);
+    d["device_count"] = p.device_count;
+    out.append(d);
+  }
+  return out;
+}
+
+/// A module loaded from a bundle onto one device.
+struct Module {
+  tessera_module_t handle = nullptr;
+  tessera_device_t device = nullptr;
+  std::string name;
+
+  Module(uint32_t deviceIndex, nb::bytes bundle, std::string name)
+      : name(std::move(name)) {
+    check(tessera_runtime_device(runtimeHandle(), deviceIndex, &device));
+    check(tessera_module_load_bundle_memory(device, bundle.c_str(),
+                                            bundle.size(), this->name.c_str(),
+                                            &handle));
+  }
+  ~Module() { tessera_module_unload(handle); }
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+
+  std::vector<std::string> kernelNames() const {
+    std::vector<std::string> out;
+    for (uint32_t i = 0, n = tessera_module_kernel_count(handle); i < n; ++i)
+      out.push_back(tessera_module_kernel_name(handle, i));
+    return out;
+  }
+};
+
+/// What Kernel.launch expects in one position.
+enum SlotKind : int { kTensor = -1 };
+
+/// A kernel of a loaded module. `signature` holds, per argument, kTensor or
+/// the tessera_dtype_t of a scalar (how a Python number is passed).
+struct Kernel {
+  std::shared_ptr<void> moduleKeepAlive;
+  tessera_kernel_t handle = nullptr;
+  tessera_device_t device = nullptr;
+  std::string name;
+  std::vector<int> signature;
+};
+
+/// Scalars: a Python bool/int/float into the argument's dtype.
+tessera_arg scalarArg(nb::handle value, int dtype, const Kernel &k,
+                      size_t position) {
+  auto bad = [&](const char *what) {
+    PyErr_Format(PyExc_TypeError,
+                 "kernel '%s': argument %zu must be %s, got %s",
+                 k.name.c_str(), position, what,
+                 Py_TYPE(value.ptr())->tp_name);
+    throw nb::python_error();
+  };
+  tessera_arg a;
+  std::memset(&a, 0, sizeof a);
+  a.kind = TESSERA_ARG_SCALAR;
+  a.u.scalar.dtype = static_cast<tessera_dtype_t>(dtype);
+  switch (dtype) {
+  case TESSERA_DTYPE_F32:
+  case TESSERA_DTYPE_F64: {
+    double v = PyFloat_AsDouble(value.ptr());
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      bad("a number");
+    }
+    if (dtype == TESSERA_DTYPE_F32)
+      a.u.scalar.value.f32 = static_cast<float>(v);
+    else
+      a.u.scalar.value.f64 = v;
+    return a;
+  }
+  case TESSERA_DTYPE_F16:
+  case TESSERA_DTYPE_BF16:
+  case TESSERA_DTYPE_F8E4M3:
+  case TESSERA_DTYPE_F8E5M2:
+    // The Python side converts these to their bit pattern (an int).
+  default: {
+    if (PyFloat_Check(value.ptr()) && dtype != TESSERA_DTYPE_F16 &&
+        dtype != TESSERA_DTYPE_BF16 && dtype != TESSERA_DTYPE_F8E4M3 &&
+        dtype != TESSERA_DTYPE_F8E5M2)
+      bad("an integer");
+    long long v = PyLong_AsLongLong(value.ptr());
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      bad("an integer");
+    }
+    a.u.scalar.value.i = v;
+    return a;
+  }
+  }
+}
+
+/// Buffers wrapped for one launch; released (DLPack deleters run) on exit.
+struct LaunchBuffers {
+  std::vector<tessera_buffer_t> buffers;
+  ~LaunchBuffers() {
+    for (tessera_buffer_t b : buffers)
+      tessera_buffer_release(b);
+  }
+};
+
+void launch(Kernel &k, nb::sequence args, uintptr_t stream) {
+  size_t n = nb::len(args);
+  if (n != k.signature.size()) {
+    PyErr_Format(PyExc_TypeError, "kernel '%s' takes %zu arguments, got %zu",
+                 k.name.c_str(), k.signature.size(), n);
+    throw nb::python_error();
+  }
+  tessera_arg argv[32];
+  std::vector<tessera_arg> big;
+  tessera_arg *a = argv;
+  if (n > 32) {
+    big.resize(n);
+    a = big.data();
+  }
+  LaunchBuffers held;
+  held.buffers.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    nb::handle item = args[i];
+    if (k.signature[i] == kTensor) {
+      if (!PyCapsule_IsValid(item.ptr(), "dltensor")) {
+        PyErr_Format(PyExc_TypeError,
+                     "kernel '%s': argument %zu must be a DLPack capsule "
+                     "(an unused 'dltensor')",
+                     k.name.c_str(), i);
+        throw nb::python_error();
+      }
+      auto *managed = static_cast<DLManagedTensor *>(
+          PyCapsule_GetPointer(item.ptr(), "dltensor"));
+      tessera_buffer_t buffer = nullptr;
+      tessera_status_t s =
+          tessera_buffer_from_dlpack(k.device, managed, &buffer, &a[i]);
+      if (s)
+        raise(s, "kernel '" + k.name + "': argument " + std::to_string(i));
+      // The runtime owns the tensor now; the capsule must not delete it.
+      PyCapsule_SetName(item.ptr(), "used_dltensor");
+      held.buffers.push_back(buffer);
+    } else {
+      a[i] = scalarArg(item, k.signature[i], k, i);
+    }
+  }
+  tessera_status_t s;
+  {
+    nb::gil_scoped_release release;
+    s = tessera_kernel_launch(k.handle,
+                              reinterpret_cast<tessera_stream_t>(stream), a,
+                              static_cast<uint32_t>(n));
+  }
+  if (s)
+    raise(s, "");
+}
+
+/// The compile cache entry for `source` compiled for `targets`, or None:
+/// the key the compiler library computes (CompileKey.h) over the compiler
+/// plugins found beside the runtime. Lets a process answer a cached compile
+/// without loading libMLIR.
+nb::object cacheLookup(const std::string &source,
+                       const std::vector<std::string> &targets, int optLevel,
+                       const std::string &pluginDir) {
+  tessera::CompileCache cache;
+  if (!cache.enabled())
+    return nb::none();
+  std::vector<tessera::TargetSpec> specs;
+  std::vector<std::string> list = targets;
+  if (list.empty())
+    list.push_back(tessera::hostTriple());
+  for (const std::string &t : list) {
+    tessera::TargetSpec spec;
+    std::string error;
+    if (!tessera::splitTargetSpec(t, spec, error))
+      return nb::none();
+    specs.push_back(spec);
+  }
+  std::string key = tessera::compileCacheKey(
+      source, optLevel, specs,
+      tessera::CompilerPluginIndex::fromSearchPath(pluginDir));
+  std::string bytes;
+  if (cache.get(key, bytes) != tessera::CompileCache::Lookup::Hit)
+    return nb::none();
+  return nb::bytes(bytes.data(), bytes.size());
+}
+
+} // namespace
+
+NB_MODULE(_runtime, m) {
+  m.doc() = "tessera runtime C API (no MLIR)";
+  gRuntimeError = nb::borrow(PyExc_RuntimeError);
+  m.def("set_error_type", [](nb::object type) { gRuntimeError = type; });
+  m.def("devices", &devices, "The devices of every ready plugin.");
+  m.def("plugins", &plugins, "Every plugin manifest found and its state.");
+  m.def("host_triple", [] { return tessera::hostTriple(); });
+  m.def("library_dir", [] {
+    // The folder of libtessera_runtime.so: plugins live in tessera/plugins
+    // below it, and the compiler library beside it.
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&tessera_runtime_create), &info) ||
+        !info.dli_fname)
+      return std::string();
+    std::string path = info.dli_fname;
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".")
+                                      : path.substr(0, slash);
+  });
+  m.def("cache_lookup", &cacheLookup, nb::arg("source"), nb::arg("targets"),
+        nb::arg("opt_level"), nb::arg("plugin_dir"));
+  m.def("dtype_name", [](int d) {
+    return std::string(tessera_dtype_name(static_cast<tessera_dtype_t>(d)));
+  });
+
+  nb::class_<Module>(m, "Module")
+      .def(nb::init<uint32_t, nb::bytes, std::string>(), nb::arg("device"),
+           nb::arg("bundle"), nb::arg("name"))
+      .def_prop_ro("kernel_names", &Module::kernelNames);
+
+  nb::class_<Kernel>(m, "Kernel")
+      .def(
+          "__init__",
+          [](Kernel *self, nb::object moduleObj, const std::string &name,
+             std::vector<int> signature) {
+            Module &module = nb::cast<Module &>(moduleObj);
+            new (self) Kernel();
+            check(tessera_module_get_kernel(module.handle, name.c_str(),
+                                            &self->handle));
+            self->device = module.device;
+            self->name = name;
+            self->signature = std::move(signature);
+            // Keep the module (and so the loaded image) alive.
+            PyObject *held = moduleObj.ptr();
+            Py_INCREF(held);
+            self->moduleKeepAlive = std::shared_ptr<void>(held, [](void *p) {
+              nb::gil_scoped_acquire gil;
+              Py_DECREF(static_cast<PyObject *>(p));
+            });
+          },
+          nb::arg("module"), nb::arg("name"),
+          nb::arg("signature"))
+      .def_ro("name", &Kernel::name)
+      .def_ro("signature", &Kernel::signature)
+      .def("launch", &launch, nb::arg("args"), nb::arg("stream") = 0,
+           "Launches with DLPack capsules (tensors) and numbers (scalars).");
+}

@@ -1,0 +1,393 @@
+"""@tessera.jit and tessera.compile: TileLang's JIT on tessera.
+
+    @tessera.jit(out_idx=[-1])
+    def matmul(M, N, K, ...):
+        @T.prim_func
+        def main(...): ...
+        return main
+
+    kernel = matmul(1024, 1024, 1024)   # parsed and compiled
+    c = kernel(a, b)                    # outputs allocated, run, returned
+
+Compiles go through the compile cache: the cache is asked first through the
+runtime module (no MLIR), and the compiler library is loaded only on a miss,
+so a second process running the same kernels compiles nothing. The target
+follows the tensors: numpy arrays and CPU torch tensors run the CPU image,
+CUDA tensors the image for their GPU's chip, each compiled on first use.
+"""
+
+import functools
+import os
+import sys
+
+from . import runtime as rt
+from . import _caller_error as tessera_caller_error
+from .errors import CompileError, LaunchError
+from .language import PrimFunc
+from .language import dtypes as D
+
+__all__ = ["jit", "compile_func", "JITKernel", "compile_tile_ir"]
+
+OPT_LEVEL = 3
+# (cache state) per compile, newest last: "hit" (answered by the cache
+# without the compiler library), "miss", "corrupt" or "off".
+compile_log = []
+
+
+def _compiler():
+    from . import _compiler as c
+    c.set_error_type(CompileError)
+    return c
+
+
+def _plugin_dir():
+    return os.path.join(rt._runtime.library_dir(), "tessera", "plugins")
+
+
+def compile_tile_ir(text, targets=None):
+    """Tile-dialect text -> bundle bytes for `targets` ("triple[:chip]";
+    None: the host CPU), through the compile cache."""
+    targets = list(targets or [])
+    if not os.environ.get("TESSERA_NO_CACHE"):
+        hit = rt._runtime.cache_lookup(text, targets, OPT_LEVEL,
+                                       _plugin_dir())
+        if hit is not None:
+            compile_log.append("hit")
+            return hit
+    data, state, _ = _compiler().compile(text, targets, OPT_LEVEL,
+                                         not os.environ.get(
+                                             "TESSERA_NO_CACHE"))
+    compile_log.append(state)
+    return data
+
+
+def _default_device(target):
+    if target in (None, "auto"):
+        for d in rt.devices():
+            if not d.is_cpu:
+                return d
+        return rt.device("cpu")
+    if isinstance(target, rt.Device):
+        return target
+    if target in ("cpu", "llvm", "c"):
+        return rt.device("cpu")
+    if target in ("cuda", "hip"):
+        return rt.device(target)
+    for d in rt.devices():
+        if target in (d.target, d.triple):
+            return d
+    raise LaunchError("no device here for target %r" % (target,))
+
+
+class _OutputPlan:
+    """How to allocate one output: its shape from static dims and from the
+    symbolic dims of the inputs."""
+
+    def __init__(self, param):
+        self.param = param
+
+
+class JITKernel:
+    """A compiled prim_func; call it with the inputs (out_idx outputs are
+    allocated and returned) or with every argument."""
+
+    def __init__(self, func, out_idx=None, target="auto"):
+        if not isinstance(func, PrimFunc):
+            raise TypeError("tessera.compile takes a T.prim_func, got %s"
+                            % type(func).__name__)
+        self.func = func
+        self.params = func.params
+        n = len(self.params)
+        if out_idx is None:
+            out_idx = []
+        elif isinstance(out_idx, int):
+            out_idx = [out_idx]
+        idx = []
+        for i in out_idx:
+            j = i + n if i < 0 else i
+            if not 0 <= j < n or self.params[j].kind != "tensor":
+                raise ValueError("out_idx %d is not a tensor parameter of "
+                                 "%s" % (i, func.name))
+            idx.append(j)
+        self.out_idx = idx
+        self.in_idx = [i for i in range(n) if i not in idx]
+        self.source = func.script
+        self._bundles = {}  # target -> bytes
+        self._kernels = {}  # device index -> runtime kernel
+        self._signature = [rt.TENSOR if p.kind == "tensor" else
+                           D.RUNTIME_CODE[p.ir_dtype] for p in self.params]
+        self._scalar_ir = [None if p.kind == "tensor" else p.ir_dtype
+                           for p in self.params]
+        self._n = n
+        self._n_in = len(self.in_idx)
+        self._tensor_pos = [i for i in range(n)
+                            if self.params[i].kind == "tensor"]
+        self._scalar_pos = [(i, p.ir_dtype) for i, p in
+                            enumerate(self.params) if p.kind == "scalar"]
+        self._like_pos = next((pos for pos, i in enumerate(self.in_idx)
+                               if self.params[i].kind == "tensor"), None)
+        # Symbolic dims of the outputs: (symbol name) -> (input position,
+        # dim) to read it from.
+        self._sym_from = {}
+        for pos, i in enumerate(self.in_idx):
+            p = self.params[i]
+            if p.kind == "tensor":
+                for d, dim in enumerate(p.shape):
+                    if not isinstance(dim, int):
+                        self._sym_from.setdefault(dim.name, (pos, d))
+        for i in self.out_idx:
+            for dim in self.params[i].shape:
+                if not isinstance(dim, int) and dim.name not in self._sym_from:
+                    raise ValueError(
+                        "output %s has the symbolic dim %s, which no input "
+                        "has: pass the output yourself (no out_idx)"
+                        % (self.params[i].name, dim.name))
+        self._out_plan = [
+            (i, [(None, dim) if isinstance(dim, int) else
+                 self._sym_from.get(dim.name, (None, -1))
+                 for dim in self.params[i].shape])
+            for i in self.out_idx]
+        # Compile now for the default device: the C++ verifier's errors
+        # surface where the kernel is built, not at its first call.
+        self._default = _default_device(target)
+        self._bundle_for(self._default.target)
+
+    # -------------------------------------------------------------- IR
+    def get_tile_ir(self):
+        """The tile-dialect module this kernel compiles (Python positions
+        as locations)."""
+        return self.source
+
+    get_kernel_source = get_tile_ir
+
+    def _bundle_for(self, target):
+        b = self._bundles.get(target)
+        if b is None:
+            b = compile_tile_ir(self.source, [target])
+            self._bundles[target] = b
+        return b
+
+    def export(self, path, targets=None):
+        """Writes an ahead-of-time bundle holding one image per target
+        (default: this kernel's default device) that the C++ runtime loads
+        (`tessera run`, tessera_module_load_bundle_file)."""
+        targets = list(targets or [self._default.target])
+        data = compile_tile_ir(self.source, targets)
+        tmp = "%s.tmp.%d" % (path, os.getpid())
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        return path
+
+    # ------------------------------------------------------------- call
+    def _kernel_for(self, device):
+        k = self._kernels.get(device.index)
+        if k is None:
+            bundle = self._bundle_for(device.target)
+            module = rt._runtime.Module(device.index, bundle,
+                                        "%s.tsb" % self.func.name)
+            k = rt._runtime.Kernel(module, self.func.name, self._signature)
+            self._kernels[device.index] = k
+        return k
+
+    def _where(self):
+        return "kernel '%s' (%s:%d)" % (self.func.name, self.func.filename,
+                                        self.func.lineno)
+
+    def __call__(self, *args, stream=None):
+        # The hot path (bench/python/launch_overhead.py): one pass over the
+        # tensors for their device and DLPack capsule, then the C launch.
+        n = len(args)
+        if n == self._n_in and self.out_idx:
+            full = self._with_outputs(args)
+            returns = True
+        elif n == self._n:
+            full = args
+            returns = bool(self.out_idx)
+        else:
+            raise TypeError("%s takes %d inputs%s, got %d arguments" % (
+                self._where(), len(self.in_idx),
+                " (or all %d arguments)" % self._n if self.out_idx
+                else "", n))
+        packed = list(full)
+        device = None
+        torch = sys.modules.get("torch")
+        tensor_type = torch.Tensor if torch is not None else None
+        for i in self._tensor_pos:
+            a = full[i]
+            if type(a) is _ndarray():
+                d = _cpu_device()
+                cap = a.__dlpack__()
+            elif tensor_type is not None and isinstance(a, tensor_type):
+                d = _torch_device(a.device)
+                cap = rt._torch_to_dlpack(torch)(a)
+            else:
+                try:
+                    d = rt.device_for(a)
+                    cap = rt.to_capsule(a)
+                except TypeError:
+                    raise _call_error(
+                        "%s: argument '%s' must be a tensor (numpy array or "
+                        "torch tensor), got %s" % (
+                            self._where(), self.params[i].name,
+                            type(a).__name__)) from None
+            if device is None:
+                device = d
+            elif d is not device:
+                raise _call_error(
+                    "%s: argument '%s' is on %s but earlier tensors are "
+                    "on %s" % (self._where(), self.params[i].name,
+                               d.plugin, device.plugin))
+            packed[i] = cap
+        for i, ir in self._scalar_pos:
+            packed[i] = rt.scalar_slot(full[i], ir)
+        k = self._kernels.get(device.index if device is not None
+                              else self._default.index)
+        if k is None:
+            k = self._kernel_for(device or self._default)
+        try:
+            k.launch(packed, 0 if stream is None else
+                     _stream_handle(stream, device))
+        except LaunchError as e:
+            raise _call_error("%s: %s" % (self._where(), e)) from None
+        except BufferError as e:
+            raise _call_error("%s: %s" % (self._where(), e)) from None
+        if not returns:
+            return None
+        if len(self.out_idx) == 1:
+            return full[self.out_idx[0]]
+        return [full[i] for i in self.out_idx]
+
+    def _with_outputs(self, args):
+        full = [None] * self._n
+        for pos, i in enumerate(self.in_idx):
+            full[i] = args[pos]
+        if self._like_pos is None:
+            raise _call_error("%s: no input tensor to place the outputs "
+                              "beside" % self._where())
+        like = args[self._like_pos]
+        for i, dims in self._out_plan:
+            try:
+                shape = tuple(d if pos is None else int(args[pos].shape[d])
+                              for pos, d in dims)
+            except (AttributeError, IndexError, TypeError):
+                raise _call_error(
+                    "%s: the shape of output '%s' comes from the inputs' "
+                    "dims %s, which these inputs do not have" % (
+                        self._where(), self.params[i].name,
+                        ", ".join("%s[%d]" % (
+                            self.params[self.in_idx[pos]].name, d)
+                            for pos, d in dims if pos is not None))) from None
+            p = self.params[i]
+            full[i] = _empty_like(like, shape, p.ir_dtype, self, p)
+        return full
+
+
+_NDARRAY = []
+_CPU = []
+_TORCH_DEVICES = {}
+
+
+def _ndarray():
+    if not _NDARRAY:
+        np = sys.modules.get("numpy")
+        if np is None:
+            return None
+        _NDARRAY.append(np.ndarray)
+    return _NDARRAY[0]
+
+
+def _cpu_device():
+    if not _CPU:
+        _CPU.append(rt.device("cpu"))
+    return _CPU[0]
+
+
+def _torch_device(dev):
+    d = _TORCH_DEVICES.get(dev)
+    if d is None:
+        kind = dev.type
+        torch = sys.modules["torch"]
+        if kind == "cuda" and getattr(torch.version, "hip", None):
+            kind = "hip"
+        d = rt.device(kind, dev.index or 0)
+        _TORCH_DEVICES[dev] = d
+    return d
+
+
+def _call_error(message):
+    """A LaunchError that names the caller's file and line (the first frame
+    outside the tessera package)."""
+    err = tessera_caller_error(message)
+    out = LaunchError(str(err))
+    out.filename, out.lineno = err.filename, err.lineno
+    return out
+
+
+def _stream_handle(stream, device):
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    raise LaunchError("stream= takes a tessera stream handle (int); torch "
+                      "streams are not wrapped yet")
+
+
+_NP = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
+       "i16": "int16", "i32": "int32", "i64": "int64", "i1": "bool"}
+_TORCH = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
+          "f64": "float64", "f8E4M3FN": "float8_e4m3fn",
+          "f8E5M2": "float8_e5m2", "i8": "int8", "i16": "int16",
+          "i32": "int32", "i64": "int64", "i1": "bool"}
+
+
+def _empty_like(like, shape, ir, kernel, param):
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(like, torch.Tensor):
+        return torch.empty(shape, dtype=getattr(torch, _TORCH[ir]),
+                           device=like.device)
+    import numpy as np
+    if ir not in _NP:
+        raise _call_error("%s: output '%s' is %s, which numpy has no type "
+                          "for: pass torch tensors" % (
+                              kernel._where(), param.name, D.from_ir(ir)))
+    return np.empty(shape, dtype=_NP[ir])
+
+
+def compile_func(func, out_idx=None, target="auto", **ignored):
+    """TileLang's ``tilelang.compile(func, out_idx=...)``."""
+    return JITKernel(func, out_idx=out_idx, target=target)
+
+
+def jit(func=None, *, out_idx=None, target="auto", **ignored):
+    """TileLang's ``@tilelang.jit`` in lazy mode: the decorated function
+    takes the kernel's parameters and returns a T.prim_func; calling it
+    returns the compiled JITKernel (one per distinct argument tuple)."""
+
+    def wrap(fn):
+        kernels = {}
+
+        @functools.wraps(fn)
+        def build(*args, **kwargs):
+            try:
+                key = (args, tuple(sorted(kwargs.items())))
+                hash(key)
+            except TypeError:
+                key = None
+            if key is not None and key in kernels:
+                return kernels[key]
+            prim = fn(*args, **kwargs)
+            if isinstance(prim, JITKernel):
+                kernel = prim
+            else:
+                kernel = JITKernel(prim, out_idx=out_idx, target=target)
+            if key is not None:
+                kernels[key] = kernel
+            return kernel
+
+        build.kernels = kernels
+        return build
+
+    if func is not None:
+        return wrap(func)
+    return wrap

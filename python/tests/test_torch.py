@@ -1,0 +1,51 @@
+"""torch interop through DLPack: CPU tensors here, CUDA tensors on a GPU
+machine (checked against torch). Skipped when torch is not installed."""
+import pytest
+
+from conftest import requires_cuda
+
+torch = pytest.importorskip("torch", reason="skipped: torch is not installed")
+
+
+def test_cpu_torch_tensors_in_place_and_outputs():
+    import elementwise_add
+    k = elementwise_add.elementwise_add(64, 96, 32, 32, "float32", "float32", 128)
+    a, b = torch.randn(64, 96), torch.randn(64, 96)
+    c = k(a, b)
+    assert isinstance(c, torch.Tensor) and c.device.type == "cpu"
+    torch.testing.assert_close(c, a + b)
+
+
+def test_cpu_bfloat16_output_through_torch():
+    import tessera
+    import tessera.language as T
+
+    @T.prim_func
+    def cast(A: T.Tensor((256,), "float32"), B: T.Tensor((256,), "bfloat16")):
+        with T.Kernel(1, threads=128) as bx:
+            a = T.alloc_fragment((256,), "float32")
+            T.copy(A[0], a)
+            T.copy(a, B[0])
+
+    k = tessera.compile(cast, out_idx=[-1])
+    a = torch.randn(256)
+    torch.testing.assert_close(k(a), a.bfloat16())
+
+
+@requires_cuda
+@pytest.mark.parametrize("example", ["gemm", "elementwise_add", "softmax",
+                                     "flash_attention"])
+def test_cuda_examples_against_torch(example):
+    mod = __import__(example)
+    mod.main()
+
+
+@requires_cuda
+def test_cuda_gemm_symbolic_m():
+    import gemm
+    import tessera.language as T
+    k = gemm.matmul(T.symbolic("M"), 256, 256, 128, 128, 32)
+    for m in (1, 129, 1000):
+        a = torch.randn(m, 256, device="cuda", dtype=torch.float16)
+        b = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+        torch.testing.assert_close(k(a, b), torch.relu(a @ b), rtol=1e-2, atol=1e-2)
