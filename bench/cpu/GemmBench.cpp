@@ -3,21 +3,24 @@
 //   tessera-bench-cpu-gemm [--sizes 256,512,1024,2048] [--threads 1,2]
 //                          [--rounds 5] [--kernel a.mlir,b.mlir]
 //
-// Compiles examples/gemm_f32.mlir (the portable example, 64x64x32 tiles) and
+// Compiles examples/gemm_f32.mlir (the portable example, 64x64x32 tiles),
 // bench/cpu/gemm_f32_cpu.mlir (the same program with CPU tiles, 128x256x64)
-// -- or the --kernel files: any tile.func with the same signature, C = A * B
-// on f32 [M,K] x [K,N] -- for the host with `tessera compile`, then for each
-// runs one child process per thread count:
-// TESSERA_CPU_THREADS is read once, when the CPU plugin initializes, so each
-// thread count needs a fresh process. The child sets OpenBLAS to the same
-// thread count (openblas_set_num_threads) and, after a warm-up of each, times
-// both GEMMs on the same inputs in interleaved rounds (tessera, OpenBLAS,
-// tessera, ...; each round the best of two runs), so both see the same
-// machine load. It reports the medians over the rounds (GFLOP/s of each and
-// the median of the per-round ratios), the best of each, the load average
-// before and after, checks that they agree, and prints one JSON object per
-// size. The parent prints a JSON array of all of them, and exits non-zero if
-// any result differs from OpenBLAS's by a relative error above 1e-4.
+// and bench/cpu/linear_f32_nt_cpu.mlir (C = A * W^T with W stored [N, K], the
+// transposed-B linear layer, same tiles) -- or the --kernel files: any
+// tile.func with one of those signatures, C = A * B on f32 [M,K] x [K,N] or
+// C = A * B^T on f32 [M,K] x [N,K] (told apart by B's type, and compared
+// with sgemm with CblasTrans) -- for the host with `tessera compile`, then for
+// each runs one child process per thread count: TESSERA_CPU_THREADS is read
+// once, when the CPU plugin initializes, so each thread count needs a fresh
+// process. The child sets OpenBLAS to the same thread count
+// (openblas_set_num_threads) and, after a warm-up of each, times both GEMMs on
+// the same inputs in interleaved rounds (tessera, OpenBLAS, tessera, ...; each
+// round the best of two runs), so both see the same machine load. It reports
+// the medians over the rounds (GFLOP/s of each and the median of the per-round
+// ratios), the best of each, the load average before and after, checks that
+// they agree, and prints one JSON object per size. The parent prints a JSON
+// array of all of them, and exits non-zero if any result differs from
+// OpenBLAS's by a relative error above 1e-4.
 //
 //===----------------------------------------------------------------------===//
 
@@ -105,6 +108,21 @@ std::string kernelName(const std::string &path) {
   return text.substr(at, end - at);
 }
 
+/// Whether the first tile.func's second argument is a [N, K] tensor, i.e.
+/// the kernel computes A * B^T.
+bool transposedB(const std::string &path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  size_t at = text.find("tile.func @");
+  if (at == std::string::npos)
+    return false;
+  size_t first = text.find("!tile.tensor<", at);
+  size_t second = text.find("!tile.tensor<", first + 1);
+  return second != std::string::npos &&
+         text.compare(second, 20, "!tile.tensor<[N, K],") == 0;
+}
+
 std::vector<std::string> splitList(const std::string &s) {
   std::vector<std::string> v;
   std::stringstream ss(s);
@@ -123,6 +141,7 @@ std::string baseName(const std::string &path) {
 int child(const std::string &bundle, const std::string &source, int threads,
           const std::vector<int> &sizes, int rounds) {
   std::string name = kernelName(source);
+  bool transB = transposedB(source);
   tessera_runtime_options options = {};
   options.plugin_path = TESSERA_PLUGIN_DIR;
   tessera::Runtime rt = tessera::Runtime::create(&options);
@@ -158,8 +177,9 @@ int child(const std::string &bundle, const std::string &source, int threads,
                                      C.tensor(TESSERA_DTYPE_F32, {N, N})};
     auto runTessera = [&] { kernel.launch(args); };
     auto runBlas = [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
-                  a.data(), n, b.data(), n, 0.0f, ref.data(), n);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans,
+                  transB ? CblasTrans : CblasNoTrans, n, n, n, 1.0f, a.data(),
+                  n, b.data(), n, 0.0f, ref.data(), n);
     };
     double flops = 2.0 * n * n * n;
     double load0 = loadAverage();
@@ -183,15 +203,16 @@ int child(const std::string &bundle, const std::string &source, int threads,
     double gT = median(gTs), gB = median(gBs);
     double relError = std::sqrt(num / den);
     std::printf("%s  {\"bench\": \"cpu_gemm_f32\", \"kernel\": \"%s\", "
+                "\"b\": \"%s\", "
                 "\"size\": %d, \"threads\": %d, \"rounds\": %d, "
                 "\"tessera_gflops\": %.2f, \"openblas_gflops\": %.2f, "
                 "\"ratio\": %.3f, \"tessera_best_gflops\": %.2f, "
                 "\"openblas_best_gflops\": %.2f, \"tessera_ms\": %.3f, "
                 "\"openblas_ms\": %.3f, \"load_before\": %.2f, "
                 "\"load_after\": %.2f, \"rel_error\": %.2e}",
-                first ? "" : ",\n", baseName(source).c_str(), n, threads,
-                rounds, gT, gB, median(ratios),
-                *std::max_element(gTs.begin(), gTs.end()),
+                first ? "" : ",\n", baseName(source).c_str(),
+                transB ? "transposed" : "row-major", n, threads, rounds, gT, gB,
+                median(ratios), *std::max_element(gTs.begin(), gTs.end()),
                 *std::max_element(gBs.begin(), gBs.end()), flops / gT * 1e-6,
                 flops / gB * 1e-6, load0, load1, relError);
     std::fflush(stdout);
@@ -212,7 +233,9 @@ int main(int argc, char **argv) {
   std::vector<int> sizes = {256, 512, 1024, 2048}, threads = {1, 2};
   std::string bundle, source;
   std::vector<std::string> sources = {TESSERA_EXAMPLES_DIR "/gemm_f32.mlir",
-                                      TESSERA_BENCH_DIR "/gemm_f32_cpu.mlir"};
+                                      TESSERA_BENCH_DIR "/gemm_f32_cpu.mlir",
+                                      TESSERA_BENCH_DIR
+                                      "/linear_f32_nt_cpu.mlir"};
   int childThreads = 0, rounds = 5;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];

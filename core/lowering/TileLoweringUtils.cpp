@@ -82,6 +82,64 @@ Value decodeF8(OpBuilder &b, Location loc, Value v) {
   return arith::BitcastOp::create(b, loc, f32, bits);
 }
 
+Value encodeF8(OpBuilder &b, Location loc, Value v, Type to) {
+  Type t = v.getType();
+  bool e4m3 = isa<Float8E4M3FNType>(getElementTypeOrSelf(to));
+  auto shaped = [&](Type elem) -> Type {
+    if (auto vt = dyn_cast<VectorType>(t))
+      return VectorType::get(vt.getShape(), elem);
+    return elem;
+  };
+  Type i8 = shaped(b.getI8Type()), i32 = shaped(b.getI32Type()),
+       f32 = shaped(b.getF32Type());
+  auto ci = [&](int64_t x) { return constOf(b, loc, i32, 0, x); };
+  auto cf = [&](double x) { return constOf(b, loc, f32, x, 0); };
+  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  double largest = e4m3 ? 448.0 : 57344.0;
+  Value bits = arith::BitcastOp::create(b, loc, i32, v);
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, ci(24)), ci(0x80));
+  Value mag = arith::BitcastOp::create(
+      b, loc, f32, arith::AndIOp::create(b, loc, bits, ci(0x7FFFFFFF)));
+  Value isNan =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, mag, mag);
+  // Saturate: anything above the largest finite value (infinity included)
+  // becomes it; a value at or below it never rounds past it.
+  Value over = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, mag,
+                                     cf(largest));
+  Value a = arith::SelectOp::create(b, loc, over, cf(largest), mag);
+  // Normal: round the f32 mantissa to mbits (to nearest, ties to even; a
+  // carry into the exponent is the right answer), then rebias.
+  Value ab = arith::BitcastOp::create(b, loc, i32, a);
+  int drop = 23 - mbits;
+  Value odd = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, ab, ci(drop)), ci(1));
+  Value rounded = arith::ShRUIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, ab, ci((1 << (drop - 1)) - 1)),
+          odd),
+      ci(drop));
+  Value normal =
+      arith::SubIOp::create(b, loc, rounded, ci((127 - bias) << mbits));
+  // Subnormal: a / 2^(1 - bias - mbits) rounded to an integer; adding and
+  // subtracting 2^23 rounds an f32 in [0, 2^23) to nearest even.
+  Value scaled =
+      arith::MulFOp::create(b, loc, a, cf(std::ldexp(1.0, bias - 1 + mbits)));
+  Value magic = cf(std::ldexp(1.0, 23));
+  Value r = arith::SubFOp::create(
+      b, loc, arith::AddFOp::create(b, loc, scaled, magic), magic);
+  Value sub = arith::FPToUIOp::create(b, loc, i32, r);
+  Value tiny = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a,
+                                     cf(std::ldexp(1.0, 1 - bias)));
+  Value code = arith::SelectOp::create(b, loc, tiny, sub, normal);
+  code = arith::SelectOp::create(b, loc, isNan, ci(0x7F), code);
+  code = arith::OrIOp::create(b, loc, code, sign);
+  Value byte = arith::TruncIOp::create(b, loc, i8, code);
+  return arith::BitcastOp::create(b, loc, shaped(getElementTypeOrSelf(to)),
+                                  byte);
+}
+
 Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
   if (from == to)
@@ -90,6 +148,12 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
     // fp8 sources decode to f32 first, then convert from there.
     Value wide = decodeF8(b, loc, v);
     return to.isF32() ? wide : convertScalar(b, loc, wide, to);
+  }
+  if (isF8(to)) {
+    // To fp8 through f32 (exact for every narrower source, one rounding
+    // from f64).
+    Value narrow = convertScalar(b, loc, v, b.getF32Type());
+    return encodeF8(b, loc, narrow, to);
   }
   if (from.isIndex() || to.isIndex()) {
     if (isa<FloatType>(from)) {

@@ -42,6 +42,14 @@ bool isF8(mlir::Type t);
 /// integer ops: LLVM has no fp8 types, so arith.extf cannot lower.
 mlir::Value decodeF8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 
+/// Encodes an f32 value (scalar or vector) as f8E4M3FN or f8E5M2 (`to`,
+/// the element type) with integer ops: rounds to nearest, ties to even, and
+/// saturates values beyond the largest finite one (448 or 57344; infinities
+/// included) to it; NaN stays NaN. What `tile.copy` does when it narrows to
+/// fp8, and what the tile interpreter computes.
+mlir::Value encodeF8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                     mlir::Type to);
+
 /// Converts a scalar between element types (the conversions tile.copy does).
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                           mlir::Type to);

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -47,7 +48,22 @@ double roundTo(Type t, double v) {
     x = ((x - lo) % span + span) % span + lo; // wrap like hardware
     return double(x);
   }
-  return v; // fp8: kept wide; only used as gemm inputs read from tensors
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t)) {
+    // Round to nearest even, saturating to the largest finite value (what
+    // the backends' tile.copy to fp8 does); NaN stays NaN.
+    if (std::isnan(v))
+      return v;
+    const llvm::fltSemantics &sem = cast<FloatType>(t).getFloatSemantics();
+    llvm::APFloat f(static_cast<float>(v));
+    bool lost = false;
+    f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &lost);
+    if (!f.isFinite())
+      f = llvm::APFloat::getLargest(sem, /*Negative=*/v < 0);
+    f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    return f.convertToDouble();
+  }
+  return v;
 }
 
 struct Buffer {
