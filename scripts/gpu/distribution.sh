@@ -79,3 +79,11 @@ PY
 done | tee "$out/sass.txt"
 rm -f "$out/k.cubin" "$out/k.sass"
 echo "checks passed: $(grep -c 'check: passed' "$log") of $(grep -c 'check:' "$log")"
+# The kernel zoo (bundles and shapes from scripts/gpu/prepare-zoo.sh).
+if [ -f .devcarry/zoo/list.txt ]; then
+  zlog="$out/zoo.txt"; : > "$zlog"
+  while read -r bundle args; do
+    if "$bin/tessera" run $bundle --device cuda --iters 2 --warmup 1 $args >>"$zlog" 2>&1; then echo "ok   zoo $(basename $bundle) $args"; else echo "FAIL zoo $(basename $bundle) $args"; fi
+  done < .devcarry/zoo/list.txt | tee "$out/zoo-summary.txt"
+  echo "zoo checks passed: $(grep -c 'check: passed' "$zlog") of $(wc -l < .devcarry/zoo/list.txt)"
+fi
