@@ -6,7 +6,7 @@
 
 #include "CompileCache.h"
 
-#include "Sha256.h"
+#include "tessera/bundle/Sha256.h"
 
 #include <cerrno>
 #include <cstdio>

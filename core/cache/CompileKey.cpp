@@ -4,6 +4,7 @@
 
 #include "CompileCache.h"
 
+#include "tessera/bundle/Bundle.h"
 #include "tessera/plugin/Manifest.h"
 
 #include <algorithm>
@@ -125,10 +126,13 @@ std::string tessera::compileCacheKey(const std::string &source, int optLevel,
                                      const std::vector<TargetSpec> &targets,
                                      const CompilerPluginIndex &plugins) {
   // Everything that decides the bundle's bytes.
-  std::vector<std::string> parts = {std::string("tessera ") + TESSERA_VERSION,
-                                    std::string("llvm ") +
-                                        compileKeyLlvmVersion(),
-                                    source, "O" + std::to_string(optLevel)};
+  // The bundle format is part of it: an entry written in an older format
+  // would not load.
+  std::vector<std::string> parts = {
+      std::string("tessera ") + TESSERA_VERSION,
+      "bundle format " + std::to_string(bundle::kBundleFormat),
+      std::string("llvm ") + compileKeyLlvmVersion(), source,
+      "O" + std::to_string(optLevel)};
   for (const TargetSpec &t : targets) {
     parts.push_back(t.triple + ":" + t.chip);
     parts.push_back(plugins.versionFor(t.triple));

@@ -69,5 +69,8 @@ for candidate in [sys.executable, lit.util.which("python3")]:
         config.available_features.add("numpy")
         break
 config.substitutions.append(("%python", python))
+# Sanitized builds: tests that limit the address space cannot run there.
+if getattr(config, "tessera_sanitizers", "OFF").upper() in ("ON", "1", "TRUE"):
+    config.available_features.add("asan")
 if lit.util.which("nvidia-smi"):
     config.available_features.add("nvidia-gpu")

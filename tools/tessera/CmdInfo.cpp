@@ -63,6 +63,7 @@ int runInfo(int argc, char **argv) {
                 bundle::imageKindName(image.imageKind),
                 bundle::offloadKindName(image.offloadKind), image.bytes.size(),
                 version.empty() ? "" : ", tessera ", version.c_str());
+    std::printf("  sha256 = %s (verified)\n", image.sha256.c_str());
     for (const auto &[key, value] : image.strings)
       if (key != bundle::kTripleKey && key != bundle::kArchKey &&
           key != bundle::kKernelsKey && key != bundle::kVersionKey) {

@@ -26,6 +26,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <new>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 using namespace tessera;
@@ -143,6 +146,88 @@ bool isHostDevice(const tessera_device_info &d) {
   return !std::strcmp(d.plugin, "cpu");
 }
 
+/// One tensor argument as the user sized it.
+struct TensorPlan {
+  const bundle::KernelArg *arg;
+  std::vector<int64_t> dims;
+  uint64_t bytes = 0;
+  /// "tensor 'A' [M=1048576, K=1048576] f16", for messages.
+  std::string what;
+};
+
+std::string describeTensor(const bundle::KernelArg &a,
+                           const std::vector<int64_t> &dims) {
+  std::string text = "tensor '" + a.name + "' [";
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const std::string &s = a.dims[d];
+    int64_t fixed;
+    if (d)
+      text += ", ";
+    if (!parseInt(s, fixed))
+      text += (s == "?" ? a.name + "." + std::to_string(d) : s) + "=";
+    text += std::to_string(dims[d]);
+  }
+  return text + "] " + bundle::dtypeName(a.dtype);
+}
+
+/// How many bytes the run holds on the host per byte of tensor: the inputs,
+/// the downloaded results, and the device buffers when the device is the
+/// host itself.
+uint64_t hostCopies(const tessera_device_info &device) {
+  return isHostDevice(device) ? 3 : 2;
+}
+
+/// Sizes every tensor and refuses, before anything is allocated, a tensor
+/// whose byte count overflows int64 or that does not fit in the host's or
+/// the device's memory together with the tensors before it: such a run
+/// would otherwise end in std::bad_alloc or the OOM killer, not a message.
+void checkSizes(std::vector<TensorPlan> &plans,
+                const tessera_device_info &device) {
+  uint64_t hostMemory = hostAvailableBytes();
+  uint64_t copies = hostCopies(device);
+  uint64_t total = 0;
+  for (TensorPlan &p : plans) {
+    int64_t elements = 1, bytes;
+    bool overflow = false;
+    long double approx = bundle::dtypeBytes(p.arg->dtype);
+    for (int64_t d : p.dims) {
+      overflow |= __builtin_mul_overflow(elements, d, &elements);
+      approx *= d;
+    }
+    overflow |= __builtin_mul_overflow(
+        elements, int64_t(bundle::dtypeBytes(p.arg->dtype)), &bytes);
+    if (overflow) {
+      char size[64];
+      std::snprintf(size, sizeof size, "%.4Lg", approx);
+      fail("cannot allocate " + p.what + ": its size, " + size +
+           " bytes, overflows int64");
+    }
+    p.bytes = uint64_t(bytes);
+    // Cannot overflow: each term is below 2^63 and there are a few.
+    total += p.bytes;
+    long double needed = (long double)total * copies;
+    if (hostMemory && needed > hostMemory)
+      fail("cannot allocate " + std::to_string(p.bytes) + " bytes for " +
+           p.what + " on the host: with its " + std::to_string(copies) +
+           " copies (" +
+           (isHostDevice(device) ? "input, device buffer, result"
+                                 : "input, result") +
+           ")" + (total == p.bytes ? "" : " and the tensors before it") +
+           " the run needs " + std::to_string(total * copies) +
+           " bytes, and the host has " + std::to_string(hostMemory) +
+           " bytes available");
+    if (!isHostDevice(device) && device.total_memory &&
+        total > device.total_memory)
+      fail("cannot allocate " + std::to_string(p.bytes) + " bytes for " +
+           p.what + " on " + device.plugin + " device '" + device.name + "'" +
+           (total == p.bytes ? ""
+                             : " (with the tensors before it, " +
+                                   std::to_string(total) + " bytes)") +
+           ": the device has " + std::to_string(device.total_memory) +
+           " bytes of memory");
+  }
+}
+
 /// The arguments of one run: device buffers holding the host tensors.
 struct Launchable {
   std::vector<Buffer> buffers;
@@ -150,6 +235,7 @@ struct Launchable {
 };
 
 Launchable upload(const Device &dev, const bundle::KernelInfo &k,
+                  const std::vector<TensorPlan> &plans,
                   const std::vector<HostTensor> &tensors,
                   const std::vector<tessera_arg> &scalars) {
   Launchable l;
@@ -159,8 +245,17 @@ Launchable upload(const Device &dev, const bundle::KernelInfo &k,
       l.args.push_back(scalars[s++]);
       continue;
     }
+    const TensorPlan &plan = plans[t];
     const HostTensor &h = tensors[t++];
-    Buffer buf = dev.alloc(std::max<uint64_t>(h.bytes.size(), 1));
+    std::optional<Buffer> allocated;
+    try {
+      allocated.emplace(dev.alloc(std::max<uint64_t>(h.bytes.size(), 1)));
+    } catch (const Error &e) {
+      // The runtime's message names the device and the plugin's reason.
+      fail("cannot allocate " + std::to_string(plan.bytes) + " bytes for " +
+           plan.what + " on " + dev.info().plugin + ": " + e.what());
+    }
+    Buffer buf = std::move(*allocated);
     if (!h.bytes.empty())
       buf.write(h.bytes.data(), h.bytes.size());
     l.args.push_back(buf.tensor(tessera_dtype_t(h.dtype), h.dims));
@@ -169,9 +264,36 @@ Launchable upload(const Device &dev, const bundle::KernelInfo &k,
   return l;
 }
 
+/// Host memory for the tensors of `plans`: a copy of `like` when given,
+/// else zeros. Exits with a message naming the tensor when it cannot.
+std::vector<HostTensor> hostTensors(const std::vector<TensorPlan> &plans,
+                                    const std::vector<HostTensor> *like,
+                                    const char *purpose) {
+  std::vector<HostTensor> out;
+  out.reserve(plans.size());
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const TensorPlan &p = plans[i];
+    try {
+      if (like)
+        out.push_back((*like)[i]);
+      else
+        out.push_back(HostTensor{p.arg->dtype, p.dims,
+                                 std::vector<unsigned char>(p.bytes)});
+    } catch (const std::bad_alloc &) {
+      fail("cannot allocate " + std::to_string(p.bytes) + " bytes for " +
+           p.what + " on the host (" + purpose + "): out of memory");
+    } catch (const std::length_error &) {
+      fail("cannot allocate " + std::to_string(p.bytes) + " bytes for " +
+           p.what + " on the host (" + purpose + "): too large");
+    }
+  }
+  return out;
+}
+
 std::vector<HostTensor> download(const Launchable &l,
+                                 const std::vector<TensorPlan> &plans,
                                  const std::vector<HostTensor> &like) {
-  std::vector<HostTensor> out = like;
+  std::vector<HostTensor> out = hostTensors(plans, &like, "the result");
   for (size_t i = 0; i < out.size(); ++i)
     if (!out[i].bytes.empty())
       l.buffers[i].read(out[i].bytes.data(), out[i].bytes.size());
@@ -248,9 +370,9 @@ int run(const RunOptions &o) {
          names);
   }
 
-  // Shapes and data.
+  // Shapes, then sizes, then data.
   std::mt19937_64 rng(o.seed);
-  std::vector<HostTensor> tensors;
+  std::vector<TensorPlan> plans;
   std::vector<tessera_arg> scalars;
   for (const bundle::KernelArg &a : k->args) {
     if (a.kind == bundle::ArgKind::Scalar) {
@@ -288,10 +410,14 @@ int run(const RunOptions &o) {
         dims.push_back(it->second);
       }
     }
-    tensors.push_back(randomTensor(a.dtype, dims, rng));
+    plans.push_back({&a, dims, 0, describeTensor(a, dims)});
   }
+  checkSizes(plans, info);
+  std::vector<HostTensor> tensors = hostTensors(plans, nullptr, "the input");
+  for (HostTensor &t : tensors)
+    fillRandom(t, rng);
 
-  Launchable l = upload(dev, *k, tensors, scalars);
+  Launchable l = upload(dev, *k, plans, tensors, scalars);
   Module module = dev.loadBundle(o.bundlePath);
   Kernel kernel = module.kernel(k->name);
   tessera_launch_dims dims = kernel.prepare(l.args);
@@ -301,7 +427,7 @@ int run(const RunOptions &o) {
   // First run on the pristine inputs: that is the result we check.
   kernel.launch(l.args, &stream);
   stream.synchronize();
-  std::vector<HostTensor> result = download(l, tensors);
+  std::vector<HostTensor> result = download(l, plans, tensors);
 
   std::string checkState = "skipped";
   double worst = 0;
@@ -313,10 +439,10 @@ int run(const RunOptions &o) {
         host = int(i);
     if (host >= 0) {
       Device hd = devices[host];
-      Launchable hl = upload(hd, *k, tensors, scalars);
+      Launchable hl = upload(hd, *k, plans, tensors, scalars);
       Module hostModule = hd.loadBundle(o.bundlePath);
       hostModule.kernel(k->name).launch(hl.args);
-      std::vector<HostTensor> ref = download(hl, tensors);
+      std::vector<HostTensor> ref = download(hl, plans, tensors);
       checkState = compareAll(result, ref, worst);
     } else {
       checkState = "skipped (the bundle has no host CPU image to compare with)";
@@ -399,6 +525,9 @@ int tessera::tool::runRun(int argc, char **argv) {
   RunOptions o = parseArgs(argc, argv);
   try {
     return run(o);
+  } catch (const std::bad_alloc &) {
+    // Every tensor allocation reports its own size; this is what is left.
+    fail("out of host memory");
   } catch (const std::exception &e) {
     fail(e.what());
   }

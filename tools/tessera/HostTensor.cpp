@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
+#include <unistd.h>
 #include <vector>
 
 using namespace tessera;
@@ -189,16 +191,29 @@ void HostTensor::set(int64_t i, double v) {
   }
 }
 
-HostTensor tessera::tool::randomTensor(DType dtype,
-                                       const std::vector<int64_t> &dims,
-                                       std::mt19937_64 &rng) {
-  HostTensor t{dtype, dims, {}};
-  t.bytes.resize(size_t(t.numElements()) * bundle::dtypeBytes(dtype));
+uint64_t tessera::tool::hostAvailableBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t kib;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:")
+      return kib > UINT64_MAX / 1024 ? UINT64_MAX : kib * 1024;
+    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0)
+    return 0;
+  uint64_t bytes;
+  if (__builtin_mul_overflow(uint64_t(pages), uint64_t(page), &bytes))
+    return UINT64_MAX;
+  return bytes;
+}
+
+void tessera::tool::fillRandom(HostTensor &t, std::mt19937_64 &rng) {
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int> small(-8, 8);
   for (int64_t i = 0, n = t.numElements(); i < n; ++i)
-    t.set(i, bundle::isIntegerDType(dtype) ? double(small(rng)) : real(rng));
-  return t;
+    t.set(i, bundle::isIntegerDType(t.dtype) ? double(small(rng)) : real(rng));
 }
 
 double tessera::tool::relativeError(const HostTensor &a, const HostTensor &b) {

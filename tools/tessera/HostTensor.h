@@ -23,10 +23,13 @@ struct HostTensor {
   void set(int64_t i, double v);
 };
 
-/// A tensor of `dims` filled with uniform values in [-1, 1) (small integers
-/// for integer dtypes) from `rng`.
-HostTensor randomTensor(bundle::DType dtype, const std::vector<int64_t> &dims,
-                        std::mt19937_64 &rng);
+/// The host memory a new allocation can use without swapping (Linux's
+/// MemAvailable, else the physical memory), or 0 when unknown.
+uint64_t hostAvailableBytes();
+
+/// Fills the sized `t` with uniform values in [-1, 1) (small integers for
+/// integer dtypes) from `rng`.
+void fillRandom(HostTensor &t, std::mt19937_64 &rng);
 
 /// Relative error ||a - b|| / ||b|| (2-norms); infinity when either holds a
 /// NaN or their shapes differ.

@@ -2,9 +2,13 @@
 //
 // Produces byte-for-byte what llvm::object::OffloadBinary::write produces for
 // the same image, except that the string table is not deduplicated (LLVM's
-// readers only follow offsets, so either is valid).
+// readers only follow offsets, so either is valid). The integrity strings
+// (Bundle.h) follow the image's own strings; tessera.sha256 comes last and
+// is filled in once everything else is in place.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Integrity.h"
 
 #include "tessera/bundle/Bundle.h"
 
@@ -38,12 +42,28 @@ void put64(std::string &out, uint64_t v) {
 
 } // namespace
 
-std::string writeOffloadBinary(const Image &image) {
+std::string writeOffloadBinary(const Image &image, unsigned index,
+                               unsigned count) {
+  std::vector<std::pair<std::string, std::string>> strings;
+  for (const auto &entry : image.strings)
+    if (!isIntegrityKey(entry.first))
+      strings.push_back(entry);
+  strings.emplace_back(kFormatKey, std::to_string(kBundleFormat));
+  strings.emplace_back(kImageIndexKey, std::to_string(index));
+  strings.emplace_back(kImageCountKey, std::to_string(count));
+  strings.emplace_back(kImageDigestKey, detail::sha256Hex(image.bytes));
+  strings.emplace_back(kKernelsDigestKey,
+                       detail::sha256Hex(image.string(kKernelsKey)));
+  // A placeholder of the right length; the digest is computed over the
+  // finished binary with these bytes as '0' and then written over them.
+  strings.emplace_back(kBinaryDigestKey,
+                       std::string(detail::kDigestChars, '0'));
+
   // String table: like LLVM's ELF string table it starts with an empty
   // string, so offset 0 of the table is "".
   std::string table(1, '\0');
   std::vector<std::pair<uint64_t, uint64_t>> offsets;
-  for (const auto &[key, value] : image.strings) {
+  for (const auto &[key, value] : strings) {
     uint64_t keyOffset = table.size();
     table.append(key).push_back('\0');
     uint64_t valueOffset = table.size();
@@ -51,7 +71,7 @@ std::string writeOffloadBinary(const Image &image) {
     offsets.emplace_back(keyOffset, valueOffset);
   }
 
-  uint64_t stringEntries = kStringEntrySize * image.strings.size();
+  uint64_t stringEntries = kStringEntrySize * strings.size();
   uint64_t tableStart = kHeaderSize + kEntrySize + stringEntries;
   uint64_t imageOffset = alignUp(tableStart + table.size());
   uint64_t size = alignUp(imageOffset + image.bytes.size());
@@ -68,7 +88,7 @@ std::string writeOffloadBinary(const Image &image) {
   put16(out, static_cast<uint16_t>(image.offloadKind));
   put32(out, image.flags);
   put64(out, kHeaderSize + kEntrySize); // string offset
-  put64(out, image.strings.size());
+  put64(out, strings.size());
   put64(out, imageOffset);
   put64(out, image.bytes.size());
 
@@ -80,13 +100,19 @@ std::string writeOffloadBinary(const Image &image) {
   out.resize(imageOffset, '\0');
   out.append(image.bytes);
   out.resize(size, '\0');
+
+  uint64_t digestAt = tableStart + offsets.back().second;
+  std::string digest;
+  detail::binaryDigest(out, imageOffset, image.bytes.size(), digestAt, digest);
+  out.replace(digestAt, detail::kDigestChars, digest);
   return out;
 }
 
 std::string writeBundle(const Bundle &bundle) {
   std::string out;
-  for (const Image &image : bundle.images)
-    out.append(writeOffloadBinary(image));
+  unsigned count = static_cast<unsigned>(bundle.images.size());
+  for (unsigned i = 0; i < count; ++i)
+    out.append(writeOffloadBinary(bundle.images[i], i, count));
   return out;
 }
 

@@ -236,6 +236,31 @@ TEST_F(RuntimeTest, BadBundlesAreRejected) {
       << message;
 }
 
+// A flipped byte in the image (machine code) or the metadata of a bundle is
+// caught at load, before the plugin sees the image.
+TEST_F(RuntimeTest, FlippedBundlesAreRejectedAtLoad) {
+  bundle::Bundle b;
+  b.images.push_back(
+      cpuImage("x86_64-unknown-linux-gnu", "fakechip", {axpyKernel()}));
+  b.images[0].bytes = std::string(64, '\x90');
+  std::string good = bundle::writeBundle(b);
+  size_t code = good.find(b.images[0].bytes);
+  size_t meta = good.find("[[kernel]]");
+  ASSERT_NE(code, std::string::npos);
+  ASSERT_NE(meta, std::string::npos);
+  for (size_t at : {size_t(12), meta + 3, code + 10, good.size() - 1}) {
+    std::string bad = good;
+    bad[at] ^= 0x20;
+    tessera_module_t module;
+    std::string message =
+        failure(tessera_module_load_bundle_memory(cpu, bad.data(), bad.size(),
+                                                  "f.tsb", &module),
+                TESSERA_BAD_BUNDLE);
+    EXPECT_NE(message.find("bundle 'f.tsb'"), std::string::npos) << message;
+    EXPECT_NE(message.find("image 0"), std::string::npos) << message;
+  }
+}
+
 TEST_F(LaunchTest, DLPackRoundTrip) {
   std::vector<float> ones(1000, 1.0f);
   ASSERT_OK(tessera_buffer_write(A, nullptr, 0, ones.data(), 4000));

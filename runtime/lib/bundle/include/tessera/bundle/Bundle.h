@@ -16,6 +16,14 @@
 //   string table (NUL-terminated), padding to 8, image, padding to 8.
 // All offsets are relative to the start of that binary.
 //
+// Integrity (bundle format 2): the writer adds strings to every image that
+// cover every byte of the file -- a SHA-256 of the image bytes, one of the
+// kernel metadata, and one of the rest of the binary (header, entry, string
+// entries, string table, padding) -- plus the image's position in the
+// bundle. The reader checks them all and removes them from Image::strings,
+// so a flipped or missing byte anywhere is an error naming the image and
+// the region, never a silently different kernel.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSERA_BUNDLE_BUNDLE_H
@@ -58,6 +66,29 @@ inline constexpr const char *kArchKey = "arch";
 inline constexpr const char *kKernelsKey = "tessera.kernels";
 inline constexpr const char *kVersionKey = "tessera.version";
 
+/// The strings the writer adds to every image and the reader checks and then
+/// removes (see docs/bundle.md):
+///   tessera.format         the bundle format, kBundleFormat
+///   tessera.image.index    this image's position in the bundle, from 0
+///   tessera.image.count    the number of images in the bundle
+///   tessera.image.sha256   SHA-256 of the image bytes (64 lowercase hex)
+///   tessera.kernels.sha256 SHA-256 of the tessera.kernels value
+///   tessera.sha256         SHA-256 of the binary without its image bytes,
+///                          with the 64 characters of this value read as '0'
+inline constexpr const char *kFormatKey = "tessera.format";
+inline constexpr const char *kImageIndexKey = "tessera.image.index";
+inline constexpr const char *kImageCountKey = "tessera.image.count";
+inline constexpr const char *kImageDigestKey = "tessera.image.sha256";
+inline constexpr const char *kKernelsDigestKey = "tessera.kernels.sha256";
+inline constexpr const char *kBinaryDigestKey = "tessera.sha256";
+
+/// True for the keys above, which belong to the format, not to the image.
+bool isIntegrityKey(std::string_view key);
+
+/// The tessera bundle format this code reads and writes (the value of
+/// tessera.format). 1: no integrity strings; 2: the strings above.
+inline constexpr unsigned kBundleFormat = 2;
+
 /// The OffloadBinary format version this code reads and writes.
 inline constexpr uint32_t kOffloadBinaryVersion = 1;
 inline constexpr uint64_t kAlignment = 8;
@@ -70,6 +101,9 @@ struct Image {
   /// last one wins, as in LLVM.
   std::vector<std::pair<std::string, std::string>> strings;
   std::string bytes;
+  /// SHA-256 of `bytes` (64 lowercase hex digits), set by the reader once
+  /// verified; the writer computes its own and ignores this.
+  std::string sha256;
 
   /// The value of \p key, or "" when absent.
   std::string_view string(std::string_view key) const;
@@ -85,8 +119,11 @@ struct Bundle {
   std::vector<Image> images;
 };
 
-/// Serialises one image as an OffloadBinary (its size a multiple of 8).
-std::string writeOffloadBinary(const Image &image);
+/// Serialises one image as an OffloadBinary (its size a multiple of 8), as
+/// image \p index of a bundle of \p count images, with its integrity
+/// strings (any of them in `image.strings` are replaced).
+std::string writeOffloadBinary(const Image &image, unsigned index = 0,
+                               unsigned count = 1);
 /// Serialises all images, concatenated.
 std::string writeBundle(const Bundle &bundle);
 /// Writes \p bundle to \p path atomically (temp file + rename). Returns false
@@ -94,9 +131,10 @@ std::string writeBundle(const Bundle &bundle);
 bool writeBundleFile(const Bundle &bundle, const std::string &path,
                      std::string &error);
 
-/// Parses and validates every byte of header and metadata. \p name is used
-/// in messages ("bundle 'k.tsb' is truncated: ..."). Returns false and sets
-/// \p error on any defect; never reads out of bounds.
+/// Parses and validates every byte of header and metadata and checks every
+/// image's integrity strings (which it then drops from Image::strings).
+/// \p name is used in messages ("bundle 'k.tsb' is truncated: ..."). Returns
+/// false and sets \p error on any defect; never reads out of bounds.
 bool readBundle(std::string_view data, const std::string &name, Bundle &out,
                 std::string &error);
 bool readBundleFile(const std::string &path, Bundle &out, std::string &error);

@@ -1,6 +1,6 @@
 //===- Sha256.cpp - SHA-256 (FIPS 180-4) without LLVM ---------------------===//
 
-#include "Sha256.h"
+#include "tessera/bundle/Sha256.h"
 
 #include <algorithm>
 #include <cstring>

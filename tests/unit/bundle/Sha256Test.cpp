@@ -1,7 +1,6 @@
-//===- Sha256Test.cpp - SHA-256 against the FIPS 180-4 test vectors
-//--------===//
+//===- Sha256Test.cpp - SHA-256 against the FIPS 180-4 test vectors ------===//
 
-#include "Sha256.h"
+#include "tessera/bundle/Sha256.h"
 
 #include <gtest/gtest.h>
 

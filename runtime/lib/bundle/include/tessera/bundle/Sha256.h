@@ -1,13 +1,16 @@
-//===- Sha256.h - SHA-256 (FIPS 180-4) without LLVM -------------*- C++ -*-===//
+//===- tessera/bundle/Sha256.h - SHA-256 (FIPS 180-4) -----------*- C++ -*-===//
 //
-// The compile cache names entries and checks their payloads with SHA-256.
-// The `tessera` tool computes cache keys without loading LLVM, so the hash
-// lives here rather than coming from llvm::SHA256.
+// The one SHA-256 of tessera. Bundles carry digests of their images and
+// metadata that the runtime checks at load, and the compile cache names and
+// checks its entries with it. Both sides must work without LLVM (the runtime
+// never links it; the `tessera` tool answers cached compiles without loading
+// it), so the hash lives with the bundle format rather than coming from
+// llvm::SHA256.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TESSERA_CORE_CACHE_SHA256_H
-#define TESSERA_CORE_CACHE_SHA256_H
+#ifndef TESSERA_BUNDLE_SHA256_H
+#define TESSERA_BUNDLE_SHA256_H
 
 #include <array>
 #include <cstddef>
