@@ -123,9 +123,8 @@ struct Module {
   Module(uint32_t deviceIndex, nb::bytes bundle, std::string name)
       : name(std::move(name)) {
     check(tessera_runtime_device(runtimeHandle(), deviceIndex, &device));
-    check(tessera_module_load_bundle_memory(device, bundle.c_str(),
-                                            bundle.size(), this->name.c_str(),
-                                            &handle));
+    check(tessera_module_load_bundle_memory(
+        device, bundle.c_str(), bundle.size(), this->name.c_str(), &handle));
   }
   ~Module() { tessera_module_unload(handle); }
   Module(const Module &) = delete;
@@ -157,9 +156,8 @@ tessera_arg scalarArg(nb::handle value, int dtype, const Kernel &k,
                       size_t position) {
   auto bad = [&](const char *what) {
     PyErr_Format(PyExc_TypeError,
-                 "kernel '%s': argument %zu must be %s, got %s",
-                 k.name.c_str(), position, what,
-                 Py_TYPE(value.ptr())->tp_name);
+                 "kernel '%s': argument %zu must be %s, got %s", k.name.c_str(),
+                 position, what, Py_TYPE(value.ptr())->tp_name);
     throw nb::python_error();
   };
   tessera_arg a;
@@ -343,8 +341,7 @@ NB_MODULE(_runtime, m) {
               Py_DECREF(static_cast<PyObject *>(p));
             });
           },
-          nb::arg("module"), nb::arg("name"),
-          nb::arg("signature"))
+          nb::arg("module"), nb::arg("name"), nb::arg("signature"))
       .def_ro("name", &Kernel::name)
       .def_ro("signature", &Kernel::signature)
       .def("launch", &launch, nb::arg("args"), nb::arg("stream") = 0,
