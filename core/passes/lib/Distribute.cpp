@@ -190,6 +190,21 @@ private:
   SmallVector<Value> coordsOf(const LinearLayout &l, int64_t reg);
   std::optional<int64_t> regOf(const FragTile &f, const Coords &c);
   Value loadElem(Value tile, ValueRange idxs, Operation *at);
+  /// mem[idxs] where `in` holds, else zero (tensor edges).
+  Value maskedLoad(Value mem, ValueRange idxs, Value in) {
+    Type elem = cast<MemRefType>(mem.getType()).getElementType();
+    SmallVector<Value> i(idxs);
+    auto ifOp = scf::IfOp::create(
+        b, loc, in,
+        [&](OpBuilder &tb, Location l) {
+          scf::YieldOp::create(
+              tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, i)});
+        },
+        [&](OpBuilder &fb, Location l) {
+          scf::YieldOp::create(fb, l, ValueRange{zeroOf(fb, l, elem)});
+        });
+    return ifOp.getResult(0);
+  }
   LogicalResult storeElem(Value v, Value tile, ValueRange idxs, Operation *at);
   Value regLoad(const FragTile &f, int64_t r) {
     return memref::LoadOp::create(b, loc, f.mem, ValueRange{c(r)});
@@ -783,16 +798,8 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
         SmallVector<Value> cs(conds);
         cs.push_back(ult(gi.back(), dims.back()));
         Value in = andAll(b, loc, cs);
-        auto ifOp = scf::IfOp::create(
-            b, loc, in,
-            [&](OpBuilder &tb, Location l) {
-              scf::YieldOp::create(
-                  tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, gi)});
-            },
-            [&](OpBuilder &fb, Location l) {
-              scf::YieldOp::create(fb, l, ValueRange{zeroOf(fb, l, gElem)});
-            });
-        Value v = convertScalar(b, loc, ifOp.getResult(0), d.elem);
+        Value loaded = maskedLoad(mem, gi, in);
+        Value v = convertScalar(b, loc, loaded, d.elem);
         memref::StoreOp::create(b, loc, v, d.mem, ValueRange{add(dOff, c(i))});
       }
     };
@@ -892,17 +899,8 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
           Value v = convertScalar(b, loc, regLoad(f, base + i), gElem);
           memref::StoreOp::create(b, loc, v, mem, gi);
         } else {
-          auto ifOp = scf::IfOp::create(
-              b, loc, in,
-              [&](OpBuilder &tb, Location l) {
-                scf::YieldOp::create(
-                    tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, gi)});
-              },
-              [&](OpBuilder &fb, Location l) {
-                scf::YieldOp::create(fb, l, ValueRange{zeroOf(fb, l, gElem)});
-              });
-          regStore(f, base + i,
-                   convertScalar(b, loc, ifOp.getResult(0), f.elem));
+          Value loaded = maskedLoad(mem, gi, in);
+          regStore(f, base + i, convertScalar(b, loc, loaded, f.elem));
         }
       }
     };
@@ -1074,19 +1072,9 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
       conds.push_back(ult(g[k], dims[k]));
     Value in = andAll(b, loc, conds);
     if (srcG) {
-      auto ifOp = scf::IfOp::create(
-          b, loc, in,
-          [&](OpBuilder &tb, Location l) {
-            scf::YieldOp::create(
-                tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, g)});
-          },
-          [&](OpBuilder &fb, Location l) {
-            scf::YieldOp::create(
-                fb, l, ValueRange{zeroOf(fb, l, mt.getElementType())});
-          });
-      return storeElem(
-          convertScalar(b, loc, ifOp.getResult(0), tt.getElementType()), tile,
-          t, op);
+      Value loaded = maskedLoad(mem, g, in);
+      return storeElem(convertScalar(b, loc, loaded, tt.getElementType()), tile,
+                       t, op);
     }
     auto ifOp = scf::IfOp::create(b, loc, in, false);
     OpBuilder::InsertionGuard gd(b);
@@ -1113,18 +1101,8 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
         conds.push_back(ult(g[k], dims[k]));
       Value in = andAll(b, loc, conds);
       if (srcG) {
-        auto ifOp = scf::IfOp::create(
-            b, loc, in,
-            [&](OpBuilder &tb, Location l) {
-              scf::YieldOp::create(
-                  tb, l, ValueRange{memref::LoadOp::create(tb, l, mem, g)});
-            },
-            [&](OpBuilder &fb, Location l) {
-              scf::YieldOp::create(
-                  fb, l, ValueRange{zeroOf(fb, l, mt.getElementType())});
-            });
-        regStore(f->second, reg,
-                 convertScalar(b, loc, ifOp.getResult(0), f->second.elem));
+        Value loaded = maskedLoad(mem, g, in);
+        regStore(f->second, reg, convertScalar(b, loc, loaded, f->second.elem));
       } else {
         auto ifOp = scf::IfOp::create(b, loc, in, false);
         OpBuilder::InsertionGuard gd(b);
