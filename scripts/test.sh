@@ -3,7 +3,8 @@
 #   1. the default (Release) build: unit, lit, e2e tests; the Python
 #      package's pytest suites (python/tests) on the build tree's package;
 #   2. the sanitize build (ASan + UBSan): unit and lit tests;
-#   3. the fuzz build: the parser fuzzer for 60 seconds.
+#   3. the fuzz build: each libFuzzer target for 60 seconds -- the tile
+#      parser, the bundle reader, plugin manifests, target descriptions.
 # Installs what is missing first. Exits non-zero on any failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -33,5 +34,9 @@ ASAN_OPTIONS="allow_user_poisoning=0:detect_leaks=0" \
 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
   ctest --preset sanitize -j "$jobs" -E '^(e2e|bench|plugins\.install)'
 
-echo "== fuzz build: 60 s of the parser fuzzer"
-scripts/build.sh fuzz run-parse-fuzzer
+# One target at a time, each for 60 s; a crash stops the script with the
+# input written to build/fuzz/tests/fuzz/crash-*.
+for fuzzer in parse bundle manifest target; do
+  echo "== fuzz build: 60 s of the $fuzzer fuzzer"
+  scripts/build.sh fuzz "run-$fuzzer-fuzzer"
+done

@@ -2,7 +2,7 @@
 
 #include "tessera/plugin/Manifest.h"
 
-#include <toml++/toml.h>
+#include "tessera/Toml.h"
 
 #include <fstream>
 #include <sstream>

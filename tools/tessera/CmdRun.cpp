@@ -170,11 +170,17 @@ std::string describeTensor(const bundle::KernelArg &a,
   return text + "] " + bundle::dtypeName(a.dtype);
 }
 
-/// How many bytes the run holds on the host per byte of tensor: the inputs,
-/// the downloaded results, and the device buffers when the device is the
-/// host itself.
-uint64_t hostCopies(const tessera_device_info &device) {
-  return isHostDevice(device) ? 3 : 2;
+/// What the run keeps on the host of each tensor: the input, the downloaded
+/// result, the device buffer when the device is the host itself, and, when
+/// another device's result is checked against the host's, the host buffer
+/// and its result.
+std::vector<const char *> hostCopies(const tessera_device_info &device,
+                                     bool check) {
+  if (isHostDevice(device))
+    return {"input", "device buffer", "result"};
+  if (check)
+    return {"input", "result", "host reference buffer", "host reference"};
+  return {"input", "result"};
 }
 
 /// Sizes every tensor and refuses, before anything is allocated, a tensor
@@ -182,9 +188,12 @@ uint64_t hostCopies(const tessera_device_info &device) {
 /// the device's memory together with the tensors before it: such a run
 /// would otherwise end in std::bad_alloc or the OOM killer, not a message.
 void checkSizes(std::vector<TensorPlan> &plans,
-                const tessera_device_info &device) {
+                const tessera_device_info &device, bool check) {
   uint64_t hostMemory = hostAvailableBytes();
-  uint64_t copies = hostCopies(device);
+  std::vector<const char *> copies = hostCopies(device, check);
+  std::string copyList;
+  for (const char *c : copies)
+    copyList += std::string(copyList.empty() ? "" : ", ") + c;
   uint64_t total = 0;
   for (TensorPlan &p : plans) {
     int64_t elements = 1, bytes;
@@ -203,19 +212,19 @@ void checkSizes(std::vector<TensorPlan> &plans,
            " bytes, overflows int64");
     }
     p.bytes = uint64_t(bytes);
-    // Cannot overflow: each term is below 2^63 and there are a few.
-    total += p.bytes;
-    long double needed = (long double)total * copies;
-    if (hostMemory && needed > hostMemory)
+    if (__builtin_add_overflow(total, p.bytes, &total))
+      total = UINT64_MAX;
+    long double needed = (long double)total * copies.size();
+    if (hostMemory && needed > hostMemory) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.0Lf", needed);
       fail("cannot allocate " + std::to_string(p.bytes) + " bytes for " +
-           p.what + " on the host: with its " + std::to_string(copies) +
-           " copies (" +
-           (isHostDevice(device) ? "input, device buffer, result"
-                                 : "input, result") +
-           ")" + (total == p.bytes ? "" : " and the tensors before it") +
-           " the run needs " + std::to_string(total * copies) +
-           " bytes, and the host has " + std::to_string(hostMemory) +
-           " bytes available");
+           p.what + " on the host: with its " + std::to_string(copies.size()) +
+           " copies (" + copyList + ")" +
+           (total == p.bytes ? "" : " and the tensors before it") +
+           " the run needs " + text + " bytes, and the host has " +
+           std::to_string(hostMemory) + " bytes available");
+    }
     if (!isHostDevice(device) && device.total_memory &&
         total > device.total_memory)
       fail("cannot allocate " + std::to_string(p.bytes) + " bytes for " +
@@ -412,7 +421,7 @@ int run(const RunOptions &o) {
     }
     plans.push_back({&a, dims, 0, describeTensor(a, dims)});
   }
-  checkSizes(plans, info);
+  checkSizes(plans, info, o.check);
   std::vector<HostTensor> tensors = hostTensors(plans, nullptr, "the input");
   for (HostTensor &t : tensors)
     fillRandom(t, rng);

@@ -3,7 +3,7 @@
 #include "tessera/layout/LayoutSpec.h"
 #include "tessera/layout/NamedLayouts.h"
 
-#include <toml++/toml.h>
+#include "tessera/Toml.h"
 
 #include <algorithm>
 #include <fstream>

@@ -3,7 +3,7 @@
 #include "tessera/bundle/KernelMetadata.h"
 #include "tessera/bundle/GridExpr.h"
 
-#include <toml++/toml.h>
+#include "tessera/Toml.h"
 
 #include <cctype>
 #include <sstream>

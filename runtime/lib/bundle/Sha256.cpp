@@ -69,6 +69,10 @@ void Sha256::compress(const uint8_t *block) {
 }
 
 void Sha256::update(const void *data, size_t size) {
+  // An empty string_view may have a null data(), and memcpy from null is
+  // undefined even for 0 bytes (the bundle fuzzer found it).
+  if (size == 0)
+    return;
   const uint8_t *p = static_cast<const uint8_t *>(data);
   totalBytes += size;
   if (buffered) {

@@ -69,6 +69,19 @@ TEST(KernelMetadata, PrintParsesBack) {
   EXPECT_EQ(printKernelMetadata(again), text);
 }
 
+// Regression (bundle fuzzer): see Manifest.BadTableHeadersAreSyntaxErrors.
+TEST(KernelMetadata, BadTableHeadersAreSyntaxErrors) {
+  for (const char *text : {"[.v+", "[.kernel]]\n", "[[ .kernel]]\n"})
+    EXPECT_NE(parseError(text).find("meta:1"), std::string::npos) << text;
+}
+
+// Regression (bundle fuzzer): see
+// Manifest.NonAsciiOutsideStringsIsASyntaxError.
+TEST(KernelMetadata, NonAsciiOutsideStringsIsASyntaxError) {
+  for (const char *text : {"\xd1\x99\xc8\x93)", "[[kernel]]\n\xc3\xa9 = 1\n"})
+    EXPECT_NE(parseError(text).find("meta:"), std::string::npos) << text;
+}
+
 TEST(KernelMetadata, Errors) {
   EXPECT_NE(
       parseError("[[kernel]]\nname = \"k\"\n").find("missing key 'symbol'"),

@@ -61,4 +61,17 @@ TEST(Sha256, PaddingBoundaries) {
             "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
 }
 
+// Regression (bundle fuzzer): hashing an empty string_view, whose data() is
+// null, passed null to memcpy -- undefined behaviour UBSan reports in the
+// sanitize preset.
+TEST(Sha256, EmptyUpdatesFromNull) {
+  Sha256 h;
+  h.update(nullptr, 0);
+  h.update(std::string_view());
+  h.update("abc", 3);
+  h.update(nullptr, 0);
+  EXPECT_EQ(Sha256::hex(h.final()), hexOf("abc"));
+  EXPECT_EQ(Sha256::hex(Sha256::hash(std::string_view())), hexOf(""));
+}
+
 } // namespace

@@ -73,6 +73,37 @@ TEST(Manifest, NamesTheKeyOrLine) {
       << error;
 }
 
+// Regression (manifest fuzzer): a table header whose key starts with a
+// character no key starts with violated an assumption inside TOML++
+// (undefined behaviour in release builds, an abort with assertions).
+TEST(Manifest, BadTableHeadersAreSyntaxErrors) {
+  for (const char *text : {"[.v+", "[.x]\n", "[[ !y]]\n", "[\t!]"}) {
+    std::string error = errorOf(text);
+    EXPECT_NE(error.find("is not valid TOML"), std::string::npos)
+        << text << ": " << error;
+  }
+}
+
+// Regression (bundle fuzzer): a non-ASCII character where TOML++ looks for
+// whitespace ran into __builtin_unreachable in its Unicode tables.
+TEST(Manifest, NonAsciiOutsideStringsIsASyntaxError) {
+  for (const char *text :
+       {"\xd1\x99\xc8\x93)", "name = \"cpu\"\n\xc3\xa9 = 1\n",
+        "x = 1 \xef\xbb\xbe\n", "\xe3\x80\x81 = 2"}) {
+    std::string error = errorOf(text);
+    EXPECT_NE(error.find("is not valid TOML"), std::string::npos)
+        << text << ": " << error;
+  }
+  // Where TOML allows them, in strings and comments, they are fine.
+  Manifest m;
+  std::string error;
+  EXPECT_TRUE(
+      parseManifest(replace(kCpu, "\"0.1.0\"", "\"0.1.0 \xc3\xa9\" # \xd1\x99"),
+                    "/p/x.toml", m, error))
+      << error;
+  EXPECT_EQ(m.version, "0.1.0 \xc3\xa9");
+}
+
 TEST(Manifest, SearchPathPutsTheEnvironmentFirst) {
   ::setenv("TESSERA_PLUGIN_PATH", "/a::/b/:/a", 1);
   auto dirs = pluginSearchPath({"/c", "/b"});

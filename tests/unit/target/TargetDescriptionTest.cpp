@@ -132,6 +132,25 @@ TEST_F(Malformed, Valid) {
       << err;
 }
 
+// Regression (target fuzzer): see Manifest.BadTableHeadersAreSyntaxErrors.
+TEST_F(Malformed, BadTableHeadersAreSyntaxErrors) {
+  for (const char *header : {"[.v+", "[.banks]\n", "[[ .mma]]\n"}) {
+    std::string error = errorOf(base + header);
+    EXPECT_NE(error.find("TOML syntax error"), std::string::npos)
+        << header << ": " << error;
+  }
+}
+
+// Regression (target fuzzer): see
+// Manifest.NonAsciiOutsideStringsIsASyntaxError.
+TEST_F(Malformed, NonAsciiOutsideStringsIsASyntaxError) {
+  for (const char *line : {"\xd1\x99\xc8\x93)", "\xc3\xa9 = 1\n"}) {
+    std::string error = errorOf(base + line);
+    EXPECT_NE(error.find("TOML syntax error"), std::string::npos)
+        << line << ": " << error;
+  }
+}
+
 TEST_F(Malformed, MissingKey) {
   EXPECT_EQ(errorOf(replace("per_block = 8192\n", "")),
             "made_up.toml: missing key 'shared_memory.per_block'");
