@@ -32,6 +32,35 @@ LIST
 for f in $v/*.tsb; do
   for arg in $(cat "${f%.tsb}.extra" 2>/dev/null); do :; done
 done
+# The examples compiled with the fast paths off (TESSERA_CUDA_NO_FAST_PATHS=1,
+# .devcarry/nofast): distribution on the canonical kernels.
+n=.devcarry/nofast
+if [ -d $n ]; then
+  while read -r bundle args; do
+    [ -n "$bundle" ] && check $bundle $args
+  done <<LIST
+$n/gemm.tsb --shape M=1000,N=1000,K=1000
+$n/gemm.tsb --shape M=4097,N=1000,K=999
+$n/gemm.tsb --shape M=1,N=1,K=1
+$n/gemm_bf16.tsb --shape M=257,N=129,K=4097
+$n/gemm_relu.tsb --shape M=1000,N=1000,K=1000
+$n/gemm_bias_relu.tsb --shape M=4097,N=1000,K=999
+$n/flash_attention_fwd.tsb --shape B=1,H=2,S=1000 --scalar causal=0 --scalar sm_scale=0.0883883
+$n/flash_attention_fwd.tsb --shape B=1,H=2,S=1000 --scalar causal=1 --scalar sm_scale=0.0883883
+$n/flash_attention_fwd.tsb --shape B=2,H=1,S=17 --scalar causal=1 --scalar sm_scale=0.0883883
+LIST
+  for g in $n/gemm.tsb $b/gemm.tsb; do
+    for s in 4096 8192; do
+      "$bin/tessera" run $g --device cuda --shape M=$s,N=$s,K=$s --flops 2*M*N*K --iters 20 --warmup 5 --no-check --json | sed "s|^{|{\"bundle\": \"$g\", |" | tee -a "$out/bench.jsonl"
+    done
+  done
+  for g in $n/flash_attention_fwd.tsb $b/flash_attention_fwd.tsb; do
+    for c in 0 1; do
+      f="4*B*H*S*S*128"; [ $c = 1 ] && f="2*B*H*S*S*128"
+      "$bin/tessera" run $g --device cuda --shape B=4,H=16,S=4096 --flops $f --iters 10 --warmup 3 --no-check --json --scalar causal=$c --scalar sm_scale=0.0883883 | sed "s|^{|{\"bundle\": \"$g\", |" | tee -a "$out/bench.jsonl"
+    done
+  done
+fi
 # Timing: tessera vs torch at 4096.
 for k in linear_nt gemm_128x256; do
   "$bin/tessera" run $v/$k.tsb --device cuda --shape M=4096,N=4096,K=4096 --flops 2*M*N*K --iters 20 --warmup 5 --no-check --json | tee -a "$out/bench.jsonl"
@@ -39,6 +68,7 @@ done
 "$bin/tessera" run $v/attn_d64.tsb --device cuda --shape B=4,H=16,S=4096 --flops 4*B*H*S*S*64 --iters 10 --warmup 3 --no-check --json --scalar causal=0 --scalar sm_scale=0.125 | tee -a "$out/bench.jsonl"
 python3 - <<'PY' | tee -a "$out/bench.jsonl"
 import json, torch, torch.nn.functional as F
+from torch.nn.attention import sdpa_kernel, SDPBackend
 def t(fn, it=20):
     for _ in range(5): fn()
     s, e = torch.cuda.Event(True), torch.cuda.Event(True)
@@ -49,8 +79,15 @@ n = 4096
 a = torch.randn(n, n, device="cuda", dtype=torch.half); w = torch.randn(n, n, device="cuda", dtype=torch.half)
 ms = t(lambda: F.linear(a, w)); print(json.dumps({"peer": "torch F.linear (x W^T)", "n": n, "ms": ms, "tflops": 2*n**3/ms/1e9}))
 ms = t(lambda: a @ w); print(json.dumps({"peer": "torch.matmul", "n": n, "ms": ms, "tflops": 2*n**3/ms/1e9}))
+a8 = torch.randn(8192, 8192, device="cuda", dtype=torch.half)
+ms = t(lambda: a8 @ a8); print(json.dumps({"peer": "torch.matmul", "n": 8192, "ms": ms, "tflops": 2*8192**3/ms/1e9}))
+qd = torch.randn(4, 16, 4096, 128, device="cuda", dtype=torch.half)
+for causal in (False, True):
+    for be in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
+        with sdpa_kernel(be):
+            ms = t(lambda: F.scaled_dot_product_attention(qd, qd, qd, is_causal=causal), 10)
+        print(json.dumps({"peer": f"sdpa {be.name} d128 causal={causal}", "ms": ms}))
 q = torch.randn(4, 16, 4096, 64, device="cuda", dtype=torch.half)
-from torch.nn.attention import sdpa_kernel, SDPBackend
 for be in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
     try:
         with sdpa_kernel(be):
@@ -59,7 +96,7 @@ for be in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
     except Exception as ex: print(json.dumps({"peer": str(be), "error": str(ex)[:200]}))
 PY
 # SASS instruction mix of the distributed kernels.
-for f in $v/*.tsb $b/softmax.tsb; do
+for f in $v/*.tsb $b/softmax.tsb .devcarry/nofast/gemm.tsb .devcarry/nofast/flash_attention_fwd.tsb; do
   python3 - "$f" "$out/k.cubin" <<'PY'
 import struct, sys
 data = open(sys.argv[1], "rb").read(); off = 0
@@ -75,7 +112,7 @@ while off + 24 <= len(data):
     off += (size + 7) // 8 * 8
 PY
   cuobjdump -sass "$out/k.cubin" > "$out/k.sass" 2>&1
-  echo "$(basename $f): $(for op in HMMA LDSM LDGSTS LDL STL FFMA BAR; do printf '%s=%s ' $op $(grep -c "$op" "$out/k.sass"); done)"
+  echo "$(basename $f): $(for op in HGMMA HMMA LDSM LDGSTS LDL STL FFMA BAR; do printf '%s=%s ' $op $(grep -c "$op" "$out/k.sass"); done)"
 done | tee "$out/sass.txt"
 rm -f "$out/k.cubin" "$out/k.sass"
 echo "checks passed: $(grep -c 'check: passed' "$log") of $(grep -c 'check:' "$log")"

@@ -35,6 +35,10 @@ Value toI32(PtxEmitter &p, Value index) {
 } // namespace
 
 bool CudaTargetHooks::canEmitAtom(const target::MmaAtom &atom) const {
+  if (atom.kind == target::MmaKind::Wgmma)
+    return wgmma && atom.m == 64 && atom.k == 16 && atom.aType == atom.bType &&
+           isHalfLike(atom.aType) && atom.cType == "f32" &&
+           atom.bLayoutName == "shared" && atom.n % 8 == 0 && atom.n <= 256;
   return atom.kind == target::MmaKind::MmaSync && atom.m == 16 && atom.n == 8 &&
          atom.k == 16 && atom.aType == atom.bType && isHalfLike(atom.aType) &&
          (atom.cType == "f32" || (atom.cType == "f16" && atom.aType == "f16"));
@@ -157,4 +161,167 @@ void CudaTargetHooks::emitWaitGroup(OpBuilder &b, Location loc,
                                     int64_t pending) {
   PtxEmitter(b, loc).asmOp(
       "cp.async.wait_group " + std::to_string(pending) + ";", "", ValueRange{});
+}
+
+//===----------------------------------------------------------------------===//
+// wgmma (sm_90a)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A wgmma matrix descriptor (PTX ISA "Matrix Descriptor Format"): start
+/// address, leading and stride byte offsets (all >> 4), swizzle mode.
+Value descriptor(PtxEmitter &p, Value addr, int64_t lbo, int64_t sbo,
+                 int mode) {
+  Value a = arith::IndexCastUIOp::create(p.b, p.loc, p.i64, addr);
+  Value start = arith::AndIOp::create(
+      p.b, p.loc, arith::ShRUIOp::create(p.b, p.loc, a, p.c64(4)),
+      p.c64(0x3FFF));
+  uint64_t rest = (uint64_t(lbo >> 4) & 0x3FFF) << 16 |
+                  (uint64_t(sbo >> 4) & 0x3FFF) << 32 | uint64_t(mode) << 62;
+  return arith::OrIOp::create(p.b, p.loc, start,
+                              p.c64(static_cast<int64_t>(rest)));
+}
+
+/// The descriptor of one wgmma operand. K-major when K runs along the stored
+/// rows (A stored M x K, B stored N x K), else MN-major (transposed in the
+/// instruction). Null when the tile's layout has no descriptor form.
+Value operandDescriptor(PtxEmitter &p, const MmaOperandRef &op, bool isA) {
+  const SharedMatrix &m = *op.shared;
+  int mode = m.swizzleBytes == 128  ? 1
+             : m.swizzleBytes == 64 ? 2
+             : m.swizzleBytes == 32 ? 3
+                                    : 0;
+  if (!mode)
+    return {};
+  bool kMajor = isA ? !op.transposed : op.transposed;
+  // The element the instance starts at, in stored coordinates. Its row is a
+  // multiple of 8, so the swizzle leaves its address alone.
+  Value row = op.row0, col = op.col0;
+  if (op.transposed)
+    std::swap(row, col);
+  Value addr = m.addressOf(p.b, p.loc, row, col);
+  int64_t rowBytes = (m.blockCols ? m.blockCols : m.cols) * m.elemBytes;
+  int64_t groupStride = 8 * rowBytes; // 8 stored rows: one swizzle atom
+  if (kMajor)
+    return descriptor(p, addr, 16, groupStride, mode);
+  // MN-major: MN runs along the stored rows in atoms of rowBytes; the next
+  // atom along MN is the next column block.
+  return descriptor(p, addr, m.rows * rowBytes, groupStride, mode);
+}
+
+/// Passes `acc` through an empty asm statement so that no use of the
+/// accumulators moves across the wgmma fence or wait next to it.
+void fenceOperands(PtxEmitter &p, SmallVectorImpl<Value> &acc) {
+  for (size_t start = 0; start < acc.size(); start += 64) {
+    size_t n = std::min<size_t>(64, acc.size() - start);
+    std::string cons;
+    SmallVector<Type> types;
+    SmallVector<Value> ops;
+    for (size_t i = 0; i < n; ++i) {
+      cons += i ? ",=f" : "=f";
+      types.push_back(acc[start + i].getType());
+      ops.push_back(acc[start + i]);
+    }
+    for (size_t i = 0; i < n; ++i)
+      cons += "," + std::to_string(i);
+    SmallVector<Value> out = p.asmOp("", cons, ops, types);
+    for (size_t i = 0; i < n; ++i)
+      acc[start + i] = out[i];
+  }
+}
+
+} // namespace
+
+SmallVector<Value> CudaTargetHooks::emitMmaShared(OpBuilder &b, Location loc,
+                                                  const target::MmaAtom &atom,
+                                                  const MmaOperandRef &a,
+                                                  const MmaOperandRef &bo,
+                                                  ArrayRef<Value> c) {
+  if (!canEmitAtom(atom) || atom.kind != target::MmaKind::Wgmma || !bo.shared)
+    return {};
+  PtxEmitter p(b, loc);
+  Value bDesc = operandDescriptor(p, bo, /*isA=*/false);
+  if (!bDesc)
+    return {};
+  int n = int(c.size());
+  SmallVector<Value> ops;
+  std::string cons;
+  std::string dlist = "{";
+  for (int i = 0; i < n; ++i) {
+    cons += "=f,";
+    dlist += (i ? ",$" : "$") + std::to_string(i);
+  }
+  dlist += "}";
+  int next = n;
+  std::string aText;
+  if (a.shared) {
+    Value aDesc = operandDescriptor(p, a, /*isA=*/true);
+    if (!aDesc)
+      return {};
+    ops.push_back(aDesc);
+    cons += "l,";
+    aText = "$" + std::to_string(next++);
+  } else {
+    if (a.regs.size() != 8)
+      return {};
+    aText = "{";
+    for (int i = 0; i < 4; ++i) {
+      ops.push_back(pack2(p, a.regs[2 * i], a.regs[2 * i + 1]));
+      cons += "r,";
+      aText += (i ? ",$" : "$") + std::to_string(next++);
+    }
+    aText += "}";
+  }
+  ops.push_back(bDesc);
+  cons += "l,";
+  std::string bText = "$" + std::to_string(next++);
+  for (int i = 0; i < n; ++i) {
+    ops.push_back(c[i]);
+    cons += std::to_string(i) + ",";
+  }
+  next += n;
+  ops.push_back(p.c32(1));
+  cons += "r";
+  std::string ab = atom.aType;
+  std::string text =
+      "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(next) + ", 0;\n";
+  text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(atom.n) +
+          "k16.f32." + ab + "." + ab + " " + dlist + ", " + aText + ", " +
+          bText + ", p, 1, 1";
+  if (a.shared)
+    text += std::string(", ") + (a.transposed ? "1" : "0");
+  text += std::string(", ") + (bo.transposed ? "0" : "1") + ";\n}";
+  SmallVector<Type> res(n, p.f32);
+  return p.asmOp(text, cons, ops, res);
+}
+
+void CudaTargetHooks::beginMmaSequence(OpBuilder &b, Location loc,
+                                       const target::MmaAtom &atom,
+                                       SmallVectorImpl<Value> &acc) {
+  if (atom.kind != target::MmaKind::Wgmma)
+    return;
+  PtxEmitter p(b, loc);
+  fenceOperands(p, acc);
+  p.asmOp("wgmma.fence.sync.aligned;", "", ValueRange{});
+}
+
+void CudaTargetHooks::endMmaSequence(OpBuilder &b, Location loc,
+                                     const target::MmaAtom &atom,
+                                     SmallVectorImpl<Value> &acc) {
+  if (atom.kind != target::MmaKind::Wgmma)
+    return;
+  PtxEmitter p(b, loc);
+  p.asmOp("wgmma.commit_group.sync.aligned;", "", ValueRange{});
+  p.asmOp("wgmma.wait_group.sync.aligned 0;", "", ValueRange{});
+  fenceOperands(p, acc);
+}
+
+void CudaTargetHooks::emitBarrier(OpBuilder &b, Location loc) {
+  // Shared memory written by ordinary stores or cp.async and read next by
+  // wgmma (the async proxy) needs a proxy fence in the writing threads.
+  if (wgmma)
+    PtxEmitter(b, loc).asmOp("fence.proxy.async.shared::cta;", "",
+                             ValueRange{});
+  TargetHooks::emitBarrier(b, loc);
 }

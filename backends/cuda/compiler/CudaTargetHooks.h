@@ -2,8 +2,11 @@
 //
 // The TargetHooks of the cuda backend: mma.sync atoms as inline PTX,
 // ldmatrix for 16-bit operands in shared memory, cp.async for async copies
-// and their groups. Barriers and shuffles keep the portable gpu-dialect
-// defaults (NVVM lowers them to bar.sync and shfl.sync).
+// and their groups; on sm_90a wgmma atoms with shared operands read through
+// matrix descriptors built from the tile's swizzle (and A from registers),
+// fenced per tile.gemm. Shuffles keep the portable gpu-dialect default;
+// barriers on sm_90a first fence generic-proxy shared-memory writes for the
+// async proxy (wgmma reads shared memory through it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_BACKENDS_CUDA_CUDATARGETHOOKS_H
@@ -15,6 +18,8 @@ namespace tessera::cuda {
 
 class CudaTargetHooks final : public TargetHooks {
 public:
+  /// `wgmma`: the chip has warpgroup MMA (sm_90a).
+  explicit CudaTargetHooks(bool wgmma) : wgmma(wgmma) {}
   bool canEmitAtom(const target::MmaAtom &atom) const override;
   llvm::SmallVector<mlir::Value>
   emitMma(mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,
@@ -30,6 +35,21 @@ public:
   void emitCommitGroup(mlir::OpBuilder &b, mlir::Location loc) override;
   void emitWaitGroup(mlir::OpBuilder &b, mlir::Location loc,
                      int64_t pending) override;
+  llvm::SmallVector<mlir::Value>
+  emitMmaShared(mlir::OpBuilder &b, mlir::Location loc,
+                const target::MmaAtom &atom, const MmaOperandRef &a,
+                const MmaOperandRef &b_,
+                llvm::ArrayRef<mlir::Value> c) override;
+  void beginMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
+                        const target::MmaAtom &atom,
+                        llvm::SmallVectorImpl<mlir::Value> &acc) override;
+  void endMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
+                      const target::MmaAtom &atom,
+                      llvm::SmallVectorImpl<mlir::Value> &acc) override;
+  void emitBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
+
+private:
+  bool wgmma;
 };
 
 } // namespace tessera::cuda

@@ -38,6 +38,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace tessera::lowering;
@@ -688,9 +689,14 @@ LogicalResult tessera::cuda::lowerTileToGpu(
                     b.getUnitAttr());
   }
   TileTypeConverter converter(tileMemorySpace);
-  // 1. The whole-kernel fast paths, on the canonical IR (being retired).
+  // 1. The whole-kernel fast paths, on the canonical IR (being retired;
+  //    TESSERA_CUDA_NO_FAST_PATHS=1 sends every kernel to distribution).
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(module.getLoc());
+  const char *noFast = std::getenv("TESSERA_CUDA_NO_FAST_PATHS");
+  bool fastPaths = !noFast || !*noFast || std::string(noFast) == "0";
   for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
+    if (!fastPaths)
+      break;
     if (f.isExternal())
       return f.emitOpError("has no body to compile");
     auto probe = cast<tile::FuncOp>(f->clone());
@@ -725,7 +731,10 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     auto desc = tessera::passes::resolveTarget(spec, &error);
     if (!desc)
       return emitError(module.getLoc()) << error;
-    CudaTargetHooks hooks;
+    bool hasWgmma = llvm::any_of(desc->mmaAtoms, [](const auto &a) {
+      return a.kind == tessera::target::MmaKind::Wgmma;
+    });
+    CudaTargetHooks hooks(hasWgmma);
     PassManager pm(ctx);
     if (options.printIRAfterAll) {
       ctx->disableMultithreading();

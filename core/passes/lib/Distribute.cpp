@@ -81,6 +81,7 @@ struct SharedTile {
   Value base;
   SmallVector<int64_t> shape;
   int64_t vec = 0, perPhase = 1, maxPhase = 1; // vec 0: not swizzled
+  int64_t blockCols = 0;                       // 0: one column block
   Type elem;
 };
 
@@ -274,6 +275,7 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
       s.vec = sw.getVec();
       s.perPhase = sw.getPerPhase();
       s.maxPhase = sw.getMaxPhase();
+      s.blockCols = sw.getBlockCols();
     }
     shared[op.getResult()] = s;
     return success();
@@ -310,14 +312,19 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
 Value Distributor::sharedOffset(const SharedTile &s, ValueRange idxs) {
   size_t rank = s.shape.size();
   if (s.vec > 0 && rank >= 2) {
-    // The swizzle permutes the chunks of each row of the innermost 2-D tile.
+    // The swizzle permutes the chunks of each row of the innermost 2-D tile
+    // (of each column block, when the tile is stored in blocks).
     Value r = idxs[rank - 2], col = idxs[rank - 1];
-    int64_t cols = s.shape[rank - 1];
-    Value chunk = divC(col, s.vec);
+    int64_t rows = s.shape[rank - 2], cols = s.shape[rank - 1];
+    int64_t bc = s.blockCols > 0 && s.blockCols < cols ? s.blockCols : cols;
+    Value inBlock = bc == cols ? col : remC(col, bc);
+    Value chunk = divC(inBlock, s.vec);
     Value phase = remC(divC(r, s.perPhase), s.maxPhase);
-    Value sw = add(mul(xorI(chunk, phase), c(s.vec)), remC(col, s.vec));
-    Value flat = add(mul(r, c(cols)), sw);
-    int64_t stride = s.shape[rank - 2] * cols;
+    Value sw = add(mul(xorI(chunk, phase), c(s.vec)), remC(inBlock, s.vec));
+    Value flat = add(mul(r, c(bc)), sw);
+    if (bc != cols)
+      flat = add(flat, mul(divC(col, bc), c(rows * bc)));
+    int64_t stride = rows * cols;
     for (int64_t d = int64_t(rank) - 3; d >= 0; --d) {
       flat = add(flat, mul(idxs[d], c(stride)));
       stride *= s.shape[d];
@@ -1261,6 +1268,10 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     m.cols = s.shape[1];
     m.elemBytes = std::max<int>(1, s.elem.getIntOrFloatBitWidth() / 8);
     m.contiguousElems = s.vec > 0 ? s.vec : s.shape[1];
+    m.blockCols = s.blockCols;
+    // A descriptor swizzle atom: 16-byte chunks permuted over 8 rows.
+    if (s.vec > 0 && s.vec * m.elemBytes == 16 && s.perPhase * s.maxPhase == 8)
+      m.swizzleBytes = int(16 * s.maxPhase);
     SharedTile copy = s;
     m.addressOf = [this, copy](OpBuilder &ob, Location l, Value row,
                                Value col) {
@@ -1307,26 +1318,61 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     }
     return success();
   };
+  bool aDesc = !atom->aLayout, bDesc = !atom->bLayout;
+  if ((aDesc && !aShared) || (bDesc && !bShared))
+    return g.emitOpError("atom '")
+           << atom->name
+           << "' reads an operand from shared memory by descriptor, but that "
+              "operand is not a rank-2 shared tile";
+  // Every accumulator of the thread, through the whole sequence of atoms.
+  SmallVector<Value> acc;
+  for (int64_t r = 0; r < C.regs; ++r)
+    acc.push_back(regLoad(C, r));
+  hooks.beginMmaSequence(b, loc, *atom, acc);
   for (int64_t kb = 0; kb < K; kb += atom->k) {
     std::map<int64_t, SmallVector<Value>> aCache, bCache;
     for (int64_t inst = 0; inst < instances; ++inst) {
       Coords origin = regCoords(C.layout, inst * atomRegs);
-      auto &av = aCache[origin[0]];
-      if (av.empty() && failed(loadOperand(MmaOperandKind::A, origin[0],
-                                           warpOrigin[0], kb, av)))
-        return failure();
-      auto &bv = bCache[origin[1]];
-      if (bv.empty() && failed(loadOperand(MmaOperandKind::B, origin[1],
-                                           warpOrigin[1], kb, bv)))
-        return failure();
-      SmallVector<Value> cv;
+      MmaOperandRef ar, br;
+      if (aDesc) {
+        ar.shared = &sa;
+        ar.transposed = ta;
+        ar.row0 = add(warpOrigin[0], c(origin[0]));
+        ar.col0 = c(kb);
+      } else {
+        auto &av = aCache[origin[0]];
+        if (av.empty() && failed(loadOperand(MmaOperandKind::A, origin[0],
+                                             warpOrigin[0], kb, av)))
+          return failure();
+        ar.regs = av;
+      }
+      if (bDesc) {
+        br.shared = &sb;
+        br.transposed = tb;
+        br.row0 = c(kb);
+        br.col0 = add(warpOrigin[1], c(origin[1]));
+      } else {
+        auto &bv = bCache[origin[1]];
+        if (bv.empty() && failed(loadOperand(MmaOperandKind::B, origin[1],
+                                             warpOrigin[1], kb, bv)))
+          return failure();
+        br.regs = bv;
+      }
+      ArrayRef<Value> cv =
+          ArrayRef<Value>(acc).slice(inst * atomRegs, atomRegs);
+      SmallVector<Value> dv =
+          aDesc || bDesc ? hooks.emitMmaShared(b, loc, *atom, ar, br, cv)
+                         : hooks.emitMma(b, loc, *atom, ar.regs, br.regs, cv);
+      if (int64_t(dv.size()) != atomRegs)
+        return g.emitOpError("the backend could not emit atom '")
+               << atom->name << "' for these operands";
       for (int64_t t = 0; t < atomRegs; ++t)
-        cv.push_back(regLoad(C, inst * atomRegs + t));
-      SmallVector<Value> dv = hooks.emitMma(b, loc, *atom, av, bv, cv);
-      for (int64_t t = 0; t < atomRegs; ++t)
-        regStore(C, inst * atomRegs + t, dv[t]);
+        acc[inst * atomRegs + t] = dv[t];
     }
   }
+  hooks.endMmaSequence(b, loc, *atom, acc);
+  for (int64_t r = 0; r < C.regs; ++r)
+    regStore(C, r, acc[r]);
   return success();
 }
 

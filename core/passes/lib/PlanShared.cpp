@@ -4,9 +4,9 @@
 // alloc to its last use (uses inside a loop or region extend to the whole
 // top-level op of the kernel that holds them; uses of tile.stage_view
 // results count), tiles with disjoint lifetimes may share bytes. Offsets
-// are aligned to 128 bytes, or 1024 bytes for swizzled tiles filled by
-// tile.async_copy on targets whose async copy is TMA (the hardware applies
-// the swizzle to absolute address bits). Placement is greedy, largest first,
+// are aligned to 128 bytes, or 1024 bytes for swizzled tiles on targets whose
+// async copy is TMA (TMA and matrix descriptors apply the swizzle to absolute
+// address bits). Placement is greedy, largest first,
 // at the lowest aligned offset free for the tile's lifetime. Records
 // `offset` on each shared tile.alloc and `tile.shared_bytes` on the kernel;
 // more than the target's per-block opt-in maximum is an error.
@@ -48,7 +48,6 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
       return;
     Interval iv{a, topIndex(a), topIndex(a),
                 t.getNumElements() * elementBytes(t.getElementType()), 128};
-    bool asyncFilled = false;
     SmallVector<Value> worklist{a.getResult()};
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();
@@ -58,12 +57,13 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
         iv.last = std::max(iv.last, x);
         if (auto sv = dyn_cast<StageViewOp>(u))
           worklist.push_back(sv.getResult());
-        asyncFilled |= isa<AsyncCopyOp>(u);
       }
     }
     auto sw = a->getAttrOfType<SwizzleAttr>("swizzle");
-    if (asyncFilled && tgt.asyncCopy == target::AsyncCopyKind::Tma && sw &&
-        sw.getMaxPhase() > 1)
+    // The swizzle acts on address bits: TMA and descriptor-read tiles need
+    // it to start at a 1024-byte boundary (the longest swizzle period).
+    if (tgt.asyncCopy == target::AsyncCopyKind::Tma && sw &&
+        (sw.getMaxPhase() > 1 || sw.getBlockCols() > 0))
       iv.align = 1024;
     tiles.push_back(iv);
   });

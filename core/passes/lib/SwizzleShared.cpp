@@ -24,6 +24,25 @@ using namespace tessera::tile;
 namespace tessera::passes {
 namespace {
 
+/// Whether a tile.gemm reads the shared tile `a` through a matrix descriptor
+/// (its atom's layout for that operand is "shared").
+bool readByDescriptor(AllocOp a, const target::TargetDescription &t) {
+  for (Operation *u : a.getResult().getUsers()) {
+    auto g = dyn_cast<GemmOp>(u);
+    if (!g)
+      continue;
+    auto name = g->getAttrOfType<StringAttr>("atom");
+    const target::MmaAtom *atom =
+        name ? t.findMmaAtom(name.getValue()) : nullptr;
+    if (!atom)
+      continue;
+    if ((g.getA() == a.getResult() && atom->aLayoutName == "shared") ||
+        (g.getB() == a.getResult() && atom->bLayoutName == "shared"))
+      return true;
+  }
+  return false;
+}
+
 struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SwizzleSharedPass)
   SwizzleSharedPass() = default;
@@ -44,6 +63,21 @@ struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
       if (!layout::isPowerOf2(rows) || !layout::isPowerOf2(cols))
         return;
       int eb = elementBytes(tt.getElementType());
+      if (readByDescriptor(a, t)) {
+        // The hardware's swizzle atoms: 16-byte chunks XORed within rows of
+        // 32, 64 or 128 bytes; wider rows are stored as 128-byte column
+        // blocks. Narrower rows keep the plain choice (no descriptor mode).
+        int rowBytes = cols * eb;
+        if (rowBytes >= 32 && 16 % eb == 0) {
+          int width = std::min(rowBytes, 128);
+          int vecE = 16 / eb;
+          int64_t blockCols = rowBytes > 128 ? 128 / eb : 0;
+          a->setAttr("swizzle",
+                     SwizzleAttr::get(&getContext(), vecE, 128 / width,
+                                      width / 16, blockCols));
+          return;
+        }
+      }
       // The widest vector a copy writes with (layout inference records it).
       int vec = 0;
       for (Operation *u : a.getResult().getUsers())
@@ -74,7 +108,7 @@ struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
         return;
       }
       a->setAttr("swizzle", SwizzleAttr::get(&getContext(), p.vec, p.perPhase,
-                                             p.maxPhase));
+                                             p.maxPhase, 0));
     });
   }
 };

@@ -32,8 +32,8 @@
 // HOST-ELEMENTWISE-ADD-NOT: tile.async_copy
 // HOST-ELEMENTWISE-ADD: tile.kernel
 
-// SM90-FLASH-ATTENTION-FWD: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <2x64x128xf16, shared>
-// SM90-FLASH-ATTENTION-FWD: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <2x64x128xf16, shared>
+// SM90-FLASH-ATTENTION-FWD: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <2x64x128xf16, shared>
+// SM90-FLASH-ATTENTION-FWD: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <2x64x128xf16, shared>
 // SM90-FLASH-ATTENTION-FWD: tile.async_copy
 // SM90-FLASH-ATTENTION-FWD: tile.async_copy
 // SM90-FLASH-ATTENTION-FWD: tile.commit_group
@@ -51,7 +51,7 @@
 // HOST-FLASH-ATTENTION-FWD: tile.requested_stages = 2
 
 // SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
-// SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <3x32x128xf16, shared>
+// SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <3x32x128xf16, shared>
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.commit_group
@@ -111,7 +111,7 @@
 // HOST-GEMM-F32: tile.requested_stages = 2
 
 // SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
-// SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <3x32x128xf16, shared>
+// SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <3x32x128xf16, shared>
 // SM90-GEMM-RELU: tile.async_copy
 // SM90-GEMM-RELU: tile.async_copy
 // SM90-GEMM-RELU: tile.commit_group

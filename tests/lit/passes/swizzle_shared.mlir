@@ -32,9 +32,9 @@
 // HOST-ELEMENTWISE-ADD-NOT: tile.async_copy
 // HOST-ELEMENTWISE-ADD: tile.kernel
 
-// SM90-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <64x128xf16, shared>
-// SM90-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <64x128xf16, shared>
-// SM90-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <64x128xf16, shared>
+// SM90-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <64x128xf16, shared>
+// SM90-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <64x128xf16, shared>
+// SM90-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <64x128xf16, shared>
 
 // GFX942-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <64x128xf16, shared>
 // GFX942-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <64x128xf16, shared>
@@ -45,7 +45,7 @@
 // HOST-FLASH-ATTENTION-FWD: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 4>} : <64x128xf16, shared>
 
 // SM90-GEMM: swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <128x32xf16, shared>
-// SM90-GEMM: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <32x128xf16, shared>
+// SM90-GEMM: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <32x128xf16, shared>
 
 // GFX942-GEMM: swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <128x32xf16, shared>
 // GFX942-GEMM: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <32x128xf16, shared>
@@ -63,7 +63,7 @@
 // HOST-GEMM-F32: swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 4>} : <32x64xf32, shared>
 
 // SM90-GEMM-RELU: swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <128x32xf16, shared>
-// SM90-GEMM-RELU: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <32x128xf16, shared>
+// SM90-GEMM-RELU: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <32x128xf16, shared>
 
 // GFX942-GEMM-RELU: swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <128x32xf16, shared>
 // GFX942-GEMM-RELU: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <32x128xf16, shared>

@@ -41,12 +41,30 @@ struct SharedMatrix {
   /// Elements per contiguous (unswizzled) chunk of a row: the swizzle's
   /// `vec`, or `cols` when the tile is not swizzled.
   int64_t contiguousElems = 0;
+  /// Columns per column block (the tile is stored as cols/blockCols
+  /// row-major blocks one after the other), or 0: one block.
+  int64_t blockCols = 0;
+  /// Bytes of the rows the XOR swizzle permutes within (32, 64 or 128: the
+  /// swizzle atoms of matrix descriptors), or 0 when the tile is not
+  /// swizzled that way.
+  int swizzleBytes = 0;
   /// The shared-memory address (an `index` holding the address of the
   /// workgroup pointer, in bytes) of element (row, col); `row` and `col` are
   /// `index` values.
   std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value row,
                             mlir::Value col)>
       addressOf;
+};
+
+/// One operand of an MMA atom instance: registers (in the atom's register
+/// order), or a shared tile read by descriptor from (row0, col0) of the
+/// operand as the atom reads it (A: M x K, B: K x N); `transposed` says the
+/// tile is stored the other way round.
+struct MmaOperandRef {
+  llvm::ArrayRef<mlir::Value> regs;
+  const SharedMatrix *shared = nullptr;
+  mlir::Value row0, col0;
+  bool transposed = false;
 };
 
 class TargetHooks {
@@ -65,6 +83,25 @@ public:
   emitMma(mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,
           llvm::ArrayRef<mlir::Value> a, llvm::ArrayRef<mlir::Value> b_,
           llvm::ArrayRef<mlir::Value> c) = 0;
+
+  /// Emits one instance of an atom that reads at least one operand from
+  /// shared memory by descriptor (its layout is "shared"); same contract as
+  /// emitMma otherwise. Returns an empty vector when it cannot.
+  virtual llvm::SmallVector<mlir::Value>
+  emitMmaShared(mlir::OpBuilder &, mlir::Location, const target::MmaAtom &,
+                const MmaOperandRef & /*a*/, const MmaOperandRef & /*b*/,
+                llvm::ArrayRef<mlir::Value> /*c*/) {
+    return {};
+  }
+  /// Around the atoms of one tile.gemm: `acc` holds every accumulator of the
+  /// thread; a backend whose matrix instructions run asynchronously fences
+  /// them here (and may replace the values it passes on).
+  virtual void beginMmaSequence(mlir::OpBuilder &, mlir::Location,
+                                const target::MmaAtom &,
+                                llvm::SmallVectorImpl<mlir::Value> & /*acc*/) {}
+  virtual void endMmaSequence(mlir::OpBuilder &, mlir::Location,
+                              const target::MmaAtom &,
+                              llvm::SmallVectorImpl<mlir::Value> & /*acc*/) {}
 
   /// Loads the lane's `which` operand of `atom` from shared tile `m`, the
   /// atom's operand origin at (row0, col0) of the tile *as the atom reads it*

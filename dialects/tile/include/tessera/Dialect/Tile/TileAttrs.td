@@ -45,12 +45,20 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     `<vec = 1, per_phase = 1, max_phase = 1>` is plain row-major. Chosen by
     `tessera-swizzle-shared` and recorded on `tile.alloc` as `swizzle`.
 
+    With `block_cols = B` (B < C), the tile is stored as C/B column blocks,
+    each a row-major R x B tile swizzled as above, one after the other:
+    element (r, c) is at `(c/B)*R*B + r*B + ((c%B/vec) ^ ...)*vec + c%vec`.
+    Matrix instructions that read shared operands by descriptor need rows of
+    at most 128 bytes (their swizzle atoms); wider tiles get column blocks.
+
     ```mlir
     #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>
+    #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>
     ```
   }];
   let parameters = (ins "int64_t":$vec, "int64_t":$per_phase,
-                        "int64_t":$max_phase);
+                        "int64_t":$max_phase,
+                        DefaultValuedParameter<"int64_t", "0">:$block_cols);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 
