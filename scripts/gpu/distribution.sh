@@ -81,6 +81,15 @@ ms = t(lambda: F.linear(a, w)); print(json.dumps({"peer": "torch F.linear (x W^T
 ms = t(lambda: a @ w); print(json.dumps({"peer": "torch.matmul", "n": n, "ms": ms, "tflops": 2*n**3/ms/1e9}))
 a8 = torch.randn(8192, 8192, device="cuda", dtype=torch.half)
 ms = t(lambda: a8 @ a8); print(json.dumps({"peer": "torch.matmul", "n": 8192, "ms": ms, "tflops": 2*8192**3/ms/1e9}))
+b16 = a.bfloat16(); w16 = w.bfloat16()
+ms = t(lambda: b16 @ w16); print(json.dumps({"peer": "torch.matmul bf16", "n": n, "ms": ms}))
+f32 = a.float(); torch.backends.cuda.matmul.allow_tf32 = False
+ms = t(lambda: f32 @ f32); print(json.dumps({"peer": "torch.matmul f32 (no tf32)", "n": n, "ms": ms}))
+a8 = a.to(torch.float8_e4m3fn); w8 = w.to(torch.float8_e4m3fn).t()
+one = torch.ones((), device="cuda")
+ms = t(lambda: torch._scaled_mm(a8, w8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)); print(json.dumps({"peer": "torch._scaled_mm e4m3", "n": n, "ms": ms}))
+i8 = torch.randint(-8, 8, (n, n), device="cuda", dtype=torch.int8)
+ms = t(lambda: torch._int_mm(i8, i8)); print(json.dumps({"peer": "torch._int_mm", "n": n, "ms": ms}))
 qd = torch.randn(4, 16, 4096, 128, device="cuda", dtype=torch.half)
 for causal in (False, True):
     for be in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
@@ -122,5 +131,12 @@ if [ -f .devcarry/zoo/list.txt ]; then
   while read -r bundle args; do
     if "$bin/tessera" run $bundle --device cuda --iters 2 --warmup 1 $args >>"$zlog" 2>&1; then echo "ok   zoo $(basename $bundle) $args"; else echo "FAIL zoo $(basename $bundle) $args"; fi
   done < .devcarry/zoo/list.txt | tee "$out/zoo-summary.txt"
+  # The zoo's GEMMs at 4096 (their torch equivalents are timed below).
+  for k in gemm_bf16_64x64_rowbias gemm_bf16_128x128_colbias_gelu gemm_bf16_128x256_silu \
+           gemm_f32_256x128_colscale linear_f32_nt gemm_f16_at_rowscale gemm_bf16_tt \
+           gemm_fp8_128x256_scaled gemm_i8_i32 gemm_splitk_f32; do
+    "$bin/tessera" run .devcarry/zoo/$k.tsb --device cuda --shape M=4096,N=4096,K=4096 --flops 2*M*N*K \
+      --iters 10 --warmup 3 --no-check --json 2>&1 | tail -1 | tee -a "$out/bench.jsonl"
+  done
   echo "zoo checks passed: $(grep -c 'check: passed' "$zlog") of $(wc -l < .devcarry/zoo/list.txt)"
 fi

@@ -18,4 +18,6 @@ rm -f .devcarry/build/bin/tessera-opt .devcarry/build/lib/libtessera_compiler.so
       .devcarry/build/lib/tessera/plugins/libtessera_*_compiler.so
 cp -r build/default/tests .devcarry/build/tests 2>/dev/null || true
 find .devcarry/build/tests -name '*.o' -delete 2>/dev/null || true
+# lit keeps its outputs (compiled bundles, PTX) there: not needed on the GPU.
+rm -rf .devcarry/build/tests/lit
 du -sh .devcarry

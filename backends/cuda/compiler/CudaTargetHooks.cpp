@@ -34,7 +34,39 @@ Value toI32(PtxEmitter &p, Value index) {
 
 } // namespace
 
+namespace {
+bool isByte(const std::string &t) {
+  return t == "i8" || t == "f8e4m3" || t == "f8e5m2";
+}
+
+/// Four 8-bit values in one b32 register (the first in the low byte).
+Value pack4(PtxEmitter &p, ArrayRef<Value> v) {
+  SmallVector<Value> bytes;
+  for (Value x : v)
+    bytes.push_back(
+        x.getType().isInteger(8)
+            ? x
+            : arith::BitcastOp::create(p.b, p.loc, p.b.getI8Type(), x)
+                  .getResult());
+  auto vt = VectorType::get({4}, p.b.getI8Type());
+  Value vec = vector::FromElementsOp::create(p.b, p.loc, vt, bytes);
+  return LLVM::BitcastOp::create(p.b, p.loc, p.i32, vec);
+}
+
+const char *ptxType(const std::string &t) {
+  return t == "i8"       ? "s8"
+         : t == "f8e4m3" ? "e4m3"
+         : t == "f8e5m2" ? "e5m2"
+                         : t.c_str();
+}
+} // namespace
+
 bool CudaTargetHooks::canEmitAtom(const target::MmaAtom &atom) const {
+  if (atom.kind == target::MmaKind::MmaSync && atom.m == 16 && atom.n == 8 &&
+      atom.k == 32 && atom.aType == atom.bType && isByte(atom.aType))
+    // 8-bit integers since sm_80; fp8 since sm_89 (here: Hopper).
+    return atom.aType == "i8" ? atom.cType == "i32"
+                              : wgmma && atom.cType == "f32";
   if (atom.kind == target::MmaKind::Wgmma)
     return wgmma && atom.m == 64 && atom.k == 16 && atom.aType == atom.bType &&
            isHalfLike(atom.aType) && atom.cType == "f32" &&
@@ -51,6 +83,27 @@ SmallVector<Value> CudaTargetHooks::emitMma(OpBuilder &b, Location loc,
                                             ArrayRef<Value> c) {
   PtxEmitter p(b, loc);
   SmallVector<Value> ops;
+  if (atom.k == 32) {
+    // 8-bit inputs: four per register.
+    for (size_t i = 0; i < a.size(); i += 4)
+      ops.push_back(pack4(p, a.slice(i, 4)));
+    for (size_t i = 0; i < bv.size(); i += 4)
+      ops.push_back(pack4(p, bv.slice(i, 4)));
+    ops.append(c.begin(), c.end());
+    bool integer = atom.cType == "i32";
+    std::string ab = ptxType(atom.aType);
+    std::string text = std::string("mma.sync.aligned.m16n8k32.row.col.") +
+                       (integer ? "s32." : "f32.") + ab + "." + ab +
+                       (integer ? ".s32" : ".f32") +
+                       " {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
+                       "{$10,$11,$12,$13};";
+    Type ct = c[0].getType();
+    std::string o = integer ? "=r," : "=f,";
+    std::string i = integer ? "r" : "f";
+    return p.asmOp(
+        text, o + o + o + o + "r,r,r,r,r,r," + i + "," + i + "," + i + "," + i,
+        ops, {ct, ct, ct, ct});
+  }
   for (size_t i = 0; i < a.size(); i += 2)
     ops.push_back(pack2(p, a[i], a[i + 1]));
   for (size_t i = 0; i < bv.size(); i += 2)

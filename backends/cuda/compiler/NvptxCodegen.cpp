@@ -275,7 +275,8 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
     return emitError(loc) << "LLVM has no NVPTX target: " << error;
   std::string chip = target.chip.empty() ? "sm_80" : target.chip;
   // sm_90a's wgmma/setmaxnreg need PTX 8.0.
-  std::string features = chip == "sm_90a" ? "+ptx80" : "+ptx78";
+  // PTX 8.4 for fp8 mma.sync on sm_89+ (ptxas of CUDA 12.4 and later).
+  std::string features = chip == "sm_90a" ? "+ptx84" : "+ptx78";
   llvm::TargetOptions to;
   to.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(

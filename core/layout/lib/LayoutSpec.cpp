@@ -138,12 +138,15 @@ LinearLayout parseLayoutSpec(const std::string &spec) {
     }
     std::smatch m;
     static const std::regex mma("mma_m16n8k16_([abc])");
+    static const std::regex mma8("mma_m16n8k32_b8_([abc])");
     static const std::regex wgAcc("wgmma_m64n([0-9]+)k16_acc");
     static const std::regex mfma32("mfma_32x32x8_f16_([abc])");
     static const std::regex mfma16("mfma_16x16x16_f16_([abc])");
     static const std::regex wmma("wmma_16x16x16_f16_([abc])");
     if (std::regex_match(spec, m, mma))
       return mmaM16N8K16(operandOf(spec, m[1]));
+    if (std::regex_match(spec, m, mma8))
+      return mmaM16N8K32Byte(operandOf(spec, m[1]));
     if (std::regex_match(spec, m, wgAcc))
       return wgmmaM64K16Acc(parseInt(spec, "N", m[1]));
     if (spec == "wgmma_m64k16_a")
@@ -167,6 +170,8 @@ std::vector<std::string> namedLayoutExamples() {
   return {"mma_m16n8k16_a",
           "mma_m16n8k16_b",
           "mma_m16n8k16_c",
+          "mma_m16n8k32_b8_a",
+          "mma_m16n8k32_b8_b",
           "wgmma_m64n64k16_acc",
           "wgmma_m64k16_a",
           "mfma_32x32x8_f16_a",

@@ -40,6 +40,24 @@ LinearLayout mmaM16N8K16(MmaOperand op) {
   throw LayoutError("bad operand");
 }
 
+// PTX "Matrix Fragments for mma.m16n8k32" with 8-bit inputs (s8/u8/e4m3/
+// e5m2): four elements per b32 register. A a0..a15: i&1 -> col+1, i&2 ->
+// col+2, i&4 -> row+8, i&8 -> col+16; B b0..b7: i&1 -> row+1, i&2 -> row+2,
+// i&4 -> row+16; col = groupID. C/D as in m16n8k16.
+LinearLayout mmaM16N8K32Byte(MmaOperand op) {
+  switch (op) {
+  case MmaOperand::A:
+    return frag({{0, 1}, {0, 2}, {8, 0}, {0, 16}},
+                {{0, 4}, {0, 8}, {1, 0}, {2, 0}, {4, 0}}, {}, 16, 32);
+  case MmaOperand::B:
+    return frag({{1, 0}, {2, 0}, {16, 0}},
+                {{4, 0}, {8, 0}, {0, 1}, {0, 2}, {0, 4}}, {}, 32, 8);
+  case MmaOperand::C:
+    return mmaM16N8K16(MmaOperand::C);
+  }
+  throw LayoutError("bad operand");
+}
+
 LinearLayout wgmmaM64K16Acc(int n) {
   if (!isPowerOf2(n) || n < 8 || n > 256)
     throw LayoutError("wgmma accumulator: N must be a power of two in "

@@ -4,7 +4,7 @@
 // shared-memory plan within the chip's budgets). The checks pin the shared
 // memory each kernel plans and the MMA atom each GEMM gets on each chip
 // ("fma": the target description has no matrix instruction for those
-// types: f32, i8, and fp8 before sm_89).
+// types: f32, and fp8 before sm_89).
 
 // RUN: %tessera-opt %examples/zoo/attn_decode_combine.mlir -o %t.attn_decode_combine.1.mlir
 // RUN: %tessera-opt %t.attn_decode_combine.1.mlir -o %t.attn_decode_combine.2.mlir
@@ -315,10 +315,10 @@
 
 // SM90-GEMM-I8-I32-LABEL: tile.func @gemm_i8_i32(
 // SM90-GEMM-I8-I32: tile.kernel {{.*}}tile.shared_bytes = 65536 :
-// SM90-GEMM-I8-I32: tile.gemm {{.*}}atom = "fma"
+// SM90-GEMM-I8-I32: tile.gemm {{.*}}atom = "mma_m16n8k32_i8_i32"
 // SM80-GEMM-I8-I32-LABEL: tile.func @gemm_i8_i32(
 // SM80-GEMM-I8-I32: tile.kernel {{.*}}tile.shared_bytes = 65536 :
-// SM80-GEMM-I8-I32: tile.gemm {{.*}}atom = "fma"
+// SM80-GEMM-I8-I32: tile.gemm {{.*}}atom = "mma_m16n8k32_i8_i32"
 
 // SM90-GEMM-SPLITK-F32-LABEL: tile.func @gemm_splitk_f32(
 // SM90-GEMM-SPLITK-F32: tile.kernel {{.*}}tile.shared_bytes = 49152 :

@@ -33,6 +33,10 @@ enum class MmaOperand { A, B, C };
 // one warp (32 lanes). PTX ISA "Matrix Fragments for mma.m16n8k16".
 LinearLayout mmaM16N8K16(MmaOperand op);
 
+// NVIDIA mma.sync.m16n8k32 with 8-bit inputs (s8, u8, e4m3, e5m2), i32 or
+// f32 accumulators; one warp. Registers are single bytes (4 per b32).
+LinearLayout mmaM16N8K32Byte(MmaOperand op);
+
 // NVIDIA wgmma.m64nNk16 accumulator (f32), one warpgroup of 4 warps; warp w
 // owns rows 16w..16w+15 laid out like mma.m16n8 C, repeated along N.
 // N must be a power of two in [8, 256].
