@@ -378,3 +378,21 @@ void CudaTargetHooks::emitBarrier(OpBuilder &b, Location loc) {
                              ValueRange{});
   TargetHooks::emitBarrier(b, loc);
 }
+
+bool CudaTargetHooks::deferMmaWait(OpBuilder &b, Location loc,
+                                   const target::MmaAtom &atom) {
+  if (atom.kind != target::MmaKind::Wgmma)
+    return false;
+  PtxEmitter p(b, loc);
+  p.asmOp("wgmma.commit_group.sync.aligned;", "", ValueRange{});
+  p.asmOp("wgmma.wait_group.sync.aligned 1;", "", ValueRange{});
+  return true;
+}
+
+void CudaTargetHooks::drainMma(OpBuilder &b, Location loc,
+                               const target::MmaAtom &atom,
+                               SmallVectorImpl<Value> &acc) {
+  PtxEmitter p(b, loc);
+  p.asmOp("wgmma.wait_group.sync.aligned 0;", "", ValueRange{});
+  fenceOperands(p, acc);
+}

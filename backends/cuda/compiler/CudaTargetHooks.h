@@ -47,6 +47,11 @@ public:
                       const target::MmaAtom &atom,
                       llvm::SmallVectorImpl<mlir::Value> &acc) override;
   void emitBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  bool deferMmaWait(mlir::OpBuilder &b, mlir::Location loc,
+                    const target::MmaAtom &atom) override;
+  void drainMma(mlir::OpBuilder &b, mlir::Location loc,
+                const target::MmaAtom &atom,
+                llvm::SmallVectorImpl<mlir::Value> &acc) override;
 
 private:
   bool wgmma;

@@ -1370,7 +1370,29 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
         acc[inst * atomRegs + t] = dv[t];
     }
   }
-  hooks.endMmaSequence(b, loc, *atom, acc);
+  // Inside a pipelined loop that only this gemm accumulates into, the atoms
+  // may run on into the next iteration (see TargetHooks::deferMmaWait).
+  auto loop = dyn_cast<scf::ForOp>(g->getParentOp());
+  bool deferrable = loop && loop->hasAttr("tile.num_stages") && !g.getClear() &&
+                    llvm::all_of(g.getC().getUsers(), [&](Operation *u) {
+                      return u == g.getOperation() || !loop->isAncestor(u);
+                    });
+  if (deferrable && hooks.deferMmaWait(b, loc, *atom)) {
+    // Every thread's previous atoms are done before any thread overwrites
+    // their shared operands.
+    if (numWarps > atom->warps)
+      barrier();
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointAfter(loop);
+    SmallVector<Value> rest;
+    for (int64_t r = 0; r < C.regs; ++r)
+      rest.push_back(regLoad(C, r));
+    hooks.drainMma(b, loc, *atom, rest);
+    for (int64_t r = 0; r < C.regs; ++r)
+      regStore(C, r, rest[r]);
+  } else {
+    hooks.endMmaSequence(b, loc, *atom, acc);
+  }
   for (int64_t r = 0; r < C.regs; ++r)
     regStore(C, r, acc[r]);
   return success();

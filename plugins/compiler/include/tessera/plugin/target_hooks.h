@@ -102,6 +102,20 @@ public:
   virtual void endMmaSequence(mlir::OpBuilder &, mlir::Location,
                               const target::MmaAtom &,
                               llvm::SmallVectorImpl<mlir::Value> & /*acc*/) {}
+  /// Instead of endMmaSequence, for a gemm that accumulates across the
+  /// iterations of a pipelined loop and whose accumulator nothing else in the
+  /// loop touches: lets the atoms just issued run on while the loop goes on,
+  /// waiting only for those of the previous iteration (whose shared operands
+  /// the loop overwrites next). Returns false when the backend's atoms are
+  /// synchronous (then endMmaSequence is used). drainMma, emitted after the
+  /// loop, waits for the rest.
+  virtual bool deferMmaWait(mlir::OpBuilder &, mlir::Location,
+                            const target::MmaAtom &) {
+    return false;
+  }
+  virtual void drainMma(mlir::OpBuilder &, mlir::Location,
+                        const target::MmaAtom &,
+                        llvm::SmallVectorImpl<mlir::Value> & /*acc*/) {}
 
   /// Loads the lane's `which` operand of `atom` from shared tile `m`, the
   /// atom's operand origin at (row0, col0) of the tile *as the atom reads it*
