@@ -427,11 +427,18 @@ void Distributor::forEachElement(ArrayRef<int64_t> shape, bool spread,
                                  function_ref<void(ValueRange)> fn) {
   int64_t total = product(shape);
   SmallVector<int64_t> s(shape);
-  Value lb = spread ? tid : c(0);
-  auto loop = scf::ForOp::create(b, loc, lb, c(total), c(spread ? threads : 1));
+  // When the threads divide the elements, a loop of constant trip count
+  // (which LLVM unrolls) over element tid + i * threads.
+  bool even = spread && total % threads == 0;
+  Value lb = spread && !even ? tid : c(0);
+  Value ub = c(even ? total / threads : total);
+  Value step = c(spread && !even ? threads : 1);
+  auto loop = scf::ForOp::create(b, loc, lb, ub, step);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPoint(loop.getBody()->getTerminator());
   Value rest = loop.getInductionVar();
+  if (even)
+    rest = add(tid, mul(rest, c(threads)));
   SmallVector<Value> ivs(s.size());
   for (int64_t d = int64_t(s.size()) - 1; d >= 0; --d) {
     if (d == 0) {
@@ -779,80 +786,110 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
   bool useAsync = false;
   if (!async)
     barrier();
-  forEachElement({nvec}, true, [&](ValueRange iv) {
-    Value e = mul(iv[0], c(vec));
-    SmallVector<Value> t(r);
-    Value rest = e;
-    for (int64_t k = r - 1; k >= 0; --k) {
-      t[k] = k == 0 ? rest : remC(rest, shape[k]);
-      if (k)
-        rest = divC(rest, shape[k]);
-    }
-    SmallVector<Value> g(off.begin(), off.end());
-    for (int64_t k = 0; k < r; ++k)
-      g[rank - r + k] = add(off[rank - r + k], t[k]);
-    SmallVector<Value> conds;
-    for (int64_t k = 0; k < rank - 1; ++k)
-      conds.push_back(ult(g[k], dims[k]));
-    Value rowIn = conds.empty() ? Value() : andAll(b, loc, conds);
-    Value dOff = sharedOffset(d, t);
-    auto scalarCopy = [&](OpBuilder &sb) {
-      OpBuilder::InsertionGuard gd(b);
-      b.setInsertionPoint(sb.getInsertionBlock(), sb.getInsertionPoint());
-      for (int64_t i = 0; i < vec; ++i) {
-        SmallVector<Value> gi(g);
-        gi.back() = add(g.back(), c(i));
-        SmallVector<Value> cs(conds);
-        cs.push_back(ult(gi.back(), dims.back()));
-        Value in = andAll(b, loc, cs);
-        Value loaded = maskedLoad(mem, gi, in);
-        Value v = convertScalar(b, loc, loaded, d.elem);
-        memref::StoreOp::create(b, loc, v, d.mem, ValueRange{add(dOff, c(i))});
+  auto copyLoop = [&](bool checked) {
+    forEachElement({nvec}, true, [&](ValueRange iv) {
+      Value e = mul(iv[0], c(vec));
+      SmallVector<Value> t(r);
+      Value rest = e;
+      for (int64_t k = r - 1; k >= 0; --k) {
+        t[k] = k == 0 ? rest : remC(rest, shape[k]);
+        if (k)
+          rest = divC(rest, shape[k]);
       }
-    };
-    if (vec == 1) {
-      scalarCopy(b);
-      return;
+      SmallVector<Value> g(off.begin(), off.end());
+      for (int64_t k = 0; k < r; ++k)
+        g[rank - r + k] = add(off[rank - r + k], t[k]);
+      SmallVector<Value> conds;
+      for (int64_t k = 0; k < rank - 1; ++k)
+        conds.push_back(ult(g[k], dims[k]));
+      Value rowIn = conds.empty() ? Value() : andAll(b, loc, conds);
+      Value dOff = sharedOffset(d, t);
+      auto scalarCopy = [&](OpBuilder &sb) {
+        OpBuilder::InsertionGuard gd(b);
+        b.setInsertionPoint(sb.getInsertionBlock(), sb.getInsertionPoint());
+        for (int64_t i = 0; i < vec; ++i) {
+          SmallVector<Value> gi(g);
+          gi.back() = add(g.back(), c(i));
+          SmallVector<Value> cs(conds);
+          cs.push_back(ult(gi.back(), dims.back()));
+          Value in = andAll(b, loc, cs);
+          Value loaded = maskedLoad(mem, gi, in);
+          Value v = convertScalar(b, loc, loaded, d.elem);
+          memref::StoreOp::create(b, loc, v, d.mem,
+                                  ValueRange{add(dOff, c(i))});
+        }
+      };
+      if (vec == 1) {
+        scalarCopy(b);
+        return;
+      }
+      std::optional<OpBuilder::InsertionGuard> unchecked;
+      if (!checked)
+        unchecked.emplace(b);
+      SmallVector<Value> cs(conds);
+      cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                         add(g.back(), c(vec)), dims.back()));
+      cs.push_back(aligned);
+      Value full = andAll(b, loc, cs);
+      scf::IfOp ifOp;
+      if (checked)
+        ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
+      {
+        OpBuilder::InsertionGuard gd(b);
+        if (checked)
+          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        bool done = false;
+        if (async) {
+          Value gptr =
+              memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
+          Value lin = c(0);
+          for (int64_t k = 0; k < rank; ++k)
+            lin = k == 0 ? g[0] : add(mul(lin, dims[k]), g[k]);
+          Value gaddr = add(gptr, mul(lin, c(eb)));
+          Value trueV = arith::ConstantIntOp::create(b, loc, 1, 1);
+          done = hooks.emitAsyncCopy(b, loc, sharedAddress(d, dOff), gaddr,
+                                     int(vec * eb), trueV);
+          useAsync |= done;
+        }
+        if (!done) {
+          auto vt = VectorType::get({vec}, gElem);
+          Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
+                                           llvm::MaybeAlign(vec * eb));
+          // Element stores: LLVM's load/store vectorizer merges them (the
+          // offsets are consecutive); vector ops on workgroup memrefs would
+          // need the backend's address-space mapping in the vector lowering.
+          for (int64_t i = 0; i < vec; ++i)
+            memref::StoreOp::create(b, loc,
+                                    vector::ExtractOp::create(b, loc, v, i),
+                                    d.mem, ValueRange{add(dOff, c(i))});
+        }
+      }
+      if (!checked)
+        return;
+      OpBuilder eb2(ifOp.elseBlock()->getTerminator());
+      scalarCopy(eb2);
+      (void)rowIn;
+    });
+  };
+  if (vec == 1) {
+    copyLoop(true);
+  } else {
+    // A tile wholly inside the tensor (the common case) skips the checks.
+    SmallVector<Value> in{aligned};
+    for (int64_t k = 0; k < rank; ++k) {
+      int64_t ext = k < rank - r ? 1 : shape[k - (rank - r)];
+      in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                         add(off[k], c(ext)), dims[k]));
     }
-    SmallVector<Value> cs(conds);
-    cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                       add(g.back(), c(vec)), dims.back()));
-    cs.push_back(aligned);
-    Value full = andAll(b, loc, cs);
-    auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
+    auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
     {
       OpBuilder::InsertionGuard gd(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      bool done = false;
-      if (async) {
-        Value gptr =
-            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
-        Value lin = c(0);
-        for (int64_t k = 0; k < rank; ++k)
-          lin = k == 0 ? g[0] : add(mul(lin, dims[k]), g[k]);
-        Value gaddr = add(gptr, mul(lin, c(eb)));
-        Value trueV = arith::ConstantIntOp::create(b, loc, 1, 1);
-        done = hooks.emitAsyncCopy(b, loc, sharedAddress(d, dOff), gaddr,
-                                   int(vec * eb), trueV);
-        useAsync |= done;
-      }
-      if (!done) {
-        auto vt = VectorType::get({vec}, gElem);
-        Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
-                                         llvm::MaybeAlign(vec * eb));
-        // Element stores: LLVM's load/store vectorizer merges them (the
-        // offsets are consecutive); vector ops on workgroup memrefs would
-        // need the backend's address-space mapping in the vector lowering.
-        for (int64_t i = 0; i < vec; ++i)
-          memref::StoreOp::create(b, loc,
-                                  vector::ExtractOp::create(b, loc, v, i),
-                                  d.mem, ValueRange{add(dOff, c(i))});
-      }
+      b.setInsertionPoint(split.thenBlock()->getTerminator());
+      copyLoop(false);
+      b.setInsertionPoint(split.elseBlock()->getTerminator());
+      copyLoop(true);
     }
-    OpBuilder eb2(ifOp.elseBlock()->getTerminator());
-    scalarCopy(eb2);
-    (void)rowIn;
-  });
+  }
   if (!async)
     barrier();
   return success();
