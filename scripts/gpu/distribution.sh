@@ -48,6 +48,8 @@ $n/gemm_bias_relu.tsb --shape M=4097,N=1000,K=999
 $n/flash_attention_fwd.tsb --shape B=1,H=2,S=1000 --scalar causal=0 --scalar sm_scale=0.0883883
 $n/flash_attention_fwd.tsb --shape B=1,H=2,S=1000 --scalar causal=1 --scalar sm_scale=0.0883883
 $n/flash_attention_fwd.tsb --shape B=2,H=1,S=17 --scalar causal=1 --scalar sm_scale=0.0883883
+$n/gemm_fp8.tsb --kernel gemm_fp8 --shape M=1031,N=517,K=272
+$n/gemm_fp8.tsb --kernel gemm_fp8_e5m2 --shape M=200,N=300,K=100
 LIST
   for g in $n/gemm.tsb $b/gemm.tsb; do
     for s in 4096 8192; do

@@ -68,12 +68,26 @@ bool CudaTargetHooks::canEmitAtom(const target::MmaAtom &atom) const {
     return atom.aType == "i8" ? atom.cType == "i32"
                               : wgmma && atom.cType == "f32";
   if (atom.kind == target::MmaKind::Wgmma)
-    return wgmma && atom.m == 64 && atom.k == 16 && atom.aType == atom.bType &&
-           isHalfLike(atom.aType) && atom.cType == "f32" &&
-           atom.bLayoutName == "shared" && atom.n % 8 == 0 && atom.n <= 256;
+    return wgmma && atom.m == 64 && atom.aType == atom.bType &&
+           atom.cType == "f32" && atom.bLayoutName == "shared" &&
+           atom.n % 8 == 0 && atom.n <= 256 &&
+           ((isHalfLike(atom.aType) && atom.k == 16) ||
+            (atom.aType != "i8" && isByte(atom.aType) && atom.k == 32 &&
+             atom.aLayoutName == "shared"));
   return atom.kind == target::MmaKind::MmaSync && atom.m == 16 && atom.n == 8 &&
          atom.k == 16 && atom.aType == atom.bType && isHalfLike(atom.aType) &&
          (atom.cType == "f32" || (atom.cType == "f16" && atom.aType == "f16"));
+}
+
+bool CudaTargetHooks::canEmitAtomFor(const target::MmaAtom &atom,
+                                     const target::MmaUse &use) const {
+  if (!canEmitAtom(atom))
+    return false;
+  // fp8 wgmma reads both operands K-major from shared memory: A as M x K,
+  // B as N x K (no transpose immediates for 8-bit types).
+  if (atom.kind == target::MmaKind::Wgmma && isByte(atom.aType))
+    return !use.transposeA && use.transposeB && !use.aInRegisters;
+  return true;
 }
 
 SmallVector<Value> CudaTargetHooks::emitMma(OpBuilder &b, Location loc,
@@ -339,12 +353,18 @@ SmallVector<Value> CudaTargetHooks::emitMmaShared(OpBuilder &b, Location loc,
   std::string ab = atom.aType;
   std::string text =
       "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(next) + ", 0;\n";
-  text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(atom.n) +
-          "k16.f32." + ab + "." + ab + " " + dlist + ", " + aText + ", " +
-          bText + ", p, 1, 1";
-  if (a.shared)
-    text += std::string(", ") + (a.transposed ? "1" : "0");
-  text += std::string(", ") + (bo.transposed ? "0" : "1") + ";\n}";
+  bool bytes = isByte(atom.aType);
+  if (bytes && (a.transposed || !bo.transposed || !a.shared))
+    return {}; // 8-bit wgmma: K-major shared operands only
+  text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(atom.n) + "k" +
+          std::to_string(atom.k) + ".f32." + ptxType(ab) + "." + ptxType(ab) +
+          " " + dlist + ", " + aText + ", " + bText + ", p, 1, 1";
+  if (!bytes) {
+    if (a.shared)
+      text += std::string(", ") + (a.transposed ? "1" : "0");
+    text += std::string(", ") + (bo.transposed ? "0" : "1");
+  }
+  text += ";\n}";
   SmallVector<Type> res(n, p.f32);
   return p.asmOp(text, cons, ops, res);
 }

@@ -21,6 +21,8 @@ public:
   /// `wgmma`: the chip has warpgroup MMA (sm_90a).
   explicit CudaTargetHooks(bool wgmma) : wgmma(wgmma) {}
   bool canEmitAtom(const target::MmaAtom &atom) const override;
+  bool canEmitAtomFor(const target::MmaAtom &atom,
+                      const target::MmaUse &use) const override;
   llvm::SmallVector<mlir::Value>
   emitMma(mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,
           llvm::ArrayRef<mlir::Value> a, llvm::ArrayRef<mlir::Value> b_,

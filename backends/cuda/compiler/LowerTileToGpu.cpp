@@ -744,8 +744,10 @@ LogicalResult tessera::cuda::lowerTileToGpu(
                           /*printAfterOnlyOnChange=*/false);
     }
     tessera::passes::buildTesseraPipeline(
-        pm, spec, [&](const tessera::target::MmaAtom &a) {
-          return hooks.canEmitAtom(a);
+        pm, spec,
+        [&](const tessera::target::MmaAtom &a,
+            const tessera::target::MmaUse &use) {
+          return hooks.canEmitAtomFor(a, use);
         });
     if (failed(pm.run(module)))
       return failure();

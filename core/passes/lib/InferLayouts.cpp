@@ -205,7 +205,9 @@ LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
   for (const target::MmaAtom *a : tgt.findMmaAtoms(ab, c)) {
     if (!a->cLayout || M % a->m || N % a->n || K % a->k || numWarps % a->warps)
       continue;
-    if (atomFilter && !atomFilter(*a))
+    if (atomFilter &&
+        !atomFilter(*a, target::MmaUse{g.getTransposeA(), g.getTransposeB(),
+                                       aFrag, bFrag}))
       continue;
     if ((aFrag && !a->aLayout) || (bFrag && !a->bLayout))
       continue;

@@ -31,7 +31,8 @@ std::optional<target::TargetDescription> resolveTarget(const std::string &spec,
 
 /// Which MMA atoms layout inference may choose (a backend passes the atoms
 /// its TargetHooks can emit); empty: all of the description's.
-using AtomFilter = std::function<bool(const target::MmaAtom &)>;
+using AtomFilter =
+    std::function<bool(const target::MmaAtom &, const target::MmaUse &)>;
 
 std::unique_ptr<mlir::Pass> createInferLayoutsPass(const std::string &target,
                                                    AtomFilter filter = {});

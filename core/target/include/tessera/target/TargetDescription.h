@@ -55,6 +55,14 @@ struct MmaAtom {
   int warps = 1;
 };
 
+/// How a tile.gemm would use an atom: which operands are stored transposed
+/// (A as K x M, B as N x K) and which live in registers. Backends accept or
+/// refuse atoms for a use (e.g. fp8 wgmma reads only K-major operands).
+struct MmaUse {
+  bool transposeA = false, transposeB = false;
+  bool aInRegisters = false, bInRegisters = false;
+};
+
 struct TargetDescription {
   std::string name;   ///< e.g. "sm_90a"
   std::string triple; ///< e.g. "nvptx64-nvidia-cuda"

@@ -71,9 +71,14 @@ class TargetHooks {
 public:
   virtual ~TargetHooks() = default;
 
-  /// Whether emitMma can emit `atom`. Layout inference chooses only among
-  /// atoms for which this holds.
+  /// Whether emitMma can emit `atom`.
   virtual bool canEmitAtom(const target::MmaAtom &atom) const = 0;
+  /// Whether the backend can emit `atom` for a gemm that uses it so. Layout
+  /// inference chooses only among atoms for which this holds.
+  virtual bool canEmitAtomFor(const target::MmaAtom &atom,
+                              const target::MmaUse &) const {
+    return canEmitAtom(atom);
+  }
 
   /// Emits one instance of `atom` for the calling lane: `a` and `b` hold the
   /// lane's operand elements in the order of the atom's register layouts
