@@ -155,7 +155,13 @@ private:
   llvm::DenseMap<Value, LocalTile> locals;
   std::map<std::string, SmallVector<Value>> dynParts;
   std::map<std::string, std::map<Coords, int64_t>> regIndex;
-  SmallVector<std::pair<std::string, int64_t>> fragmentUse;
+  struct FragmentUse {
+    Location where;
+    std::string what;
+    int64_t words;
+  };
+  SmallVector<FragmentUse> fragmentUse;
+  Location kernelLoc = UnknownLoc::get(body.getContext());
   SmallVector<Operation *> deadTiles;
 
   // --- small builders ---------------------------------------------------
@@ -293,10 +299,11 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
     int64_t words =
         (f.regs * std::max<int64_t>(8, elem.getIntOrFloatBitWidth()) + 31) / 32;
     fragmentWords += words;
-    std::string name;
-    llvm::raw_string_ostream os(name);
-    os << t;
-    fragmentUse.push_back({name, words});
+    std::string what;
+    llvm::raw_string_ostream os(what);
+    llvm::interleave(t.getShape(), os, "x");
+    os << "x" << elem << " fragment";
+    fragmentUse.push_back({op.getLoc(), what, words});
     frags[op.getResult()] = f;
     return success();
   }
@@ -1610,7 +1617,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
         "has no shared-memory plan: run tessera-plan-shared first");
   Block &entry = body.front();
   eb.setInsertionPointToStart(&entry);
-  loc = kernel.getLoc();
+  loc = kernelLoc = kernel.getLoc();
   tid = gpu::ThreadIdOp::create(eb, loc, gpu::Dimension::x);
   lane = arith::RemUIOp::create(eb, loc, tid, idx(eb, loc, warpSize));
   warp = arith::DivUIOp::create(eb, loc, tid, idx(eb, loc, warpSize));
@@ -1650,24 +1657,24 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     c.erase();
   // Budgets the chip imposes: registers (fragments alone) and shared memory.
   if (tgt.registersPerThread > 0 && fragmentWords > tgt.registersPerThread) {
-    auto diag = emitError(loc)
+    auto diag = emitError(kernelLoc)
                 << "the kernel's fragments need " << fragmentWords
                 << " registers per thread, more than the "
                 << tgt.registersPerThread << " of target '" << tgt.name << "'";
-    for (auto &[name, w] : fragmentUse)
-      diag.attachNote() << name << ": " << w << " registers";
+    for (const FragmentUse &u : fragmentUse)
+      diag.attachNote(u.where) << u.what << ": " << u.words << " registers";
     return failure();
   }
   out.sharedBytes = scratchBytes ? scratchBase + scratchBytes : scratchBase;
   if (out.sharedBytes > tgt.sharedMemoryPerBlockOptin &&
       tgt.sharedMemoryPerBlockOptin > 0)
-    return emitError(loc) << "the kernel needs " << out.sharedBytes
-                          << " bytes of shared memory (tiles and "
-                          << scratchBytes
-                          << " bytes of reduction/conversion scratch), more "
-                             "than the "
-                          << tgt.sharedMemoryPerBlockOptin << " of target '"
-                          << tgt.name << "'";
+    return emitError(kernelLoc)
+           << "the kernel needs " << out.sharedBytes
+           << " bytes of shared memory (tiles and " << scratchBytes
+           << " bytes of reduction/conversion scratch), more "
+              "than the "
+           << tgt.sharedMemoryPerBlockOptin << " of target '" << tgt.name
+           << "'";
   out.fragmentRegisters = fragmentWords;
   return success();
 }

@@ -1,0 +1,10 @@
+// A kernel that cannot launch on the chip is a compile error naming the
+// tiles that need the space: registers (distribution counts each fragment's
+// registers per thread against the target's per-thread limit) and shared
+// memory (tessera-plan-shared, tests/lit/passes/errors_shared.mlir).
+// REQUIRES: tessera, plugin-cuda
+// RUN: not %tessera compile %S/Inputs/too_many_registers.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t.tsb 2>&1 | FileCheck %s
+// RUN: not %tessera compile %S/Inputs/too_many_registers.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t.tsb 2>&1 | FileCheck %s
+
+// CHECK: too_many_registers.mlir:14:3: error: the kernel's fragments need 512 registers per thread, more than the 255 of target 'sm_{{80|90a}}'
+// CHECK-NEXT: too_many_registers.mlir:17:11: note: 256x256xf32 fragment: 512 registers
