@@ -92,6 +92,18 @@ one = torch.ones((), device="cuda")
 ms = t(lambda: torch._scaled_mm(a8, w8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)); print(json.dumps({"peer": "torch._scaled_mm e4m3", "n": n, "ms": ms}))
 i8 = torch.randint(-8, 8, (n, n), device="cuda", dtype=torch.int8)
 ms = t(lambda: torch._int_mm(i8, i8)); print(json.dumps({"peer": "torch._int_mm", "n": n, "ms": ms}))
+for name, d, dt, causal, hkv in (("attn d64 causal bf16", 64, torch.bfloat16, True, 16),
+                                  ("attn gqa d128 causal (16/4 heads)", 128, torch.half, True, 4),
+                                  ("attn d256 non-causal f16", 256, torch.half, False, 16)):
+    qz = torch.randn(4, 16, 4096, d, device="cuda", dtype=dt)
+    kz = torch.randn(4, hkv, 4096, d, device="cuda", dtype=dt)
+    for be in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
+        try:
+            with sdpa_kernel(be):
+                ms = t(lambda: F.scaled_dot_product_attention(qz, kz, kz, is_causal=causal, enable_gqa=hkv != 16), 5)
+            print(json.dumps({"peer": f"sdpa {be.name} {name}", "ms": ms}))
+        except Exception as ex:
+            print(json.dumps({"peer": f"sdpa {be.name} {name}", "error": str(ex)[:120]}))
 qd = torch.randn(4, 16, 4096, 128, device="cuda", dtype=torch.half)
 for causal in (False, True):
     for be in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
@@ -139,6 +151,16 @@ if [ -f .devcarry/zoo/list.txt ]; then
            gemm_fp8_128x256_scaled gemm_i8_i32 gemm_splitk_f32; do
     "$bin/tessera" run .devcarry/zoo/$k.tsb --device cuda --shape M=4096,N=4096,K=4096 --flops 2*M*N*K \
       --iters 10 --warmup 3 --no-check --json 2>&1 | tail -1 | tee -a "$out/bench.jsonl"
+  done
+  # Zoo attention at S 4096 (SDPA peers below).
+  z=.devcarry/zoo
+  for spec in "attn_fwd_d64_causal_bf16 B=4,H=16,S=4096 2*B*H*S*S*64" \
+              "attn_gqa_d128_causal B=4,Hq=16,Hkv=4,S=4096 2*B*Hq*S*S*128" \
+              "attn_fwd_d256_cross_f16 B=4,H=16,Sq=4096,Skv=4096 4*B*H*Sq*Skv*256"; do
+    set -- $spec
+    sc=0.125; [ "$1" = attn_fwd_d256_cross_f16 ] && sc=0.0625
+    "$bin/tessera" run $z/$1.tsb --device cuda --shape $2 --flops "$3" --scalar sm_scale=$sc \
+      --iters 5 --warmup 2 --no-check --json 2>&1 | tail -1 | tee -a "$out/bench.jsonl"
   done
   echo "zoo checks passed: $(grep -c 'check: passed' "$zlog") of $(wc -l < .devcarry/zoo/list.txt)"
 fi
