@@ -197,6 +197,22 @@ private:
   SmallVector<Value> coordsOf(const LinearLayout &l, int64_t reg);
   std::optional<int64_t> regOf(const FragTile &f, const Coords &c);
   Value loadElem(Value tile, ValueRange idxs, Operation *at);
+  /// The global indices of element `t` of a tile whose origin is at `off`
+  /// (a rank-r tile covers the last r dims of the tensor).
+  SmallVector<Value> globalIndex(ValueRange off, ArrayRef<Value> t) {
+    SmallVector<Value> g(off.begin(), off.end());
+    size_t rank = off.size(), r = t.size();
+    for (size_t k = 0; k < r; ++k)
+      g[rank - r + k] = add(off[rank - r + k], t[k]);
+    return g;
+  }
+  /// Whether global indices `g` are inside a tensor of dims `dims`.
+  Value inside(ArrayRef<Value> g, ArrayRef<Value> dims) {
+    SmallVector<Value> conds;
+    for (size_t k = 0; k < g.size(); ++k)
+      conds.push_back(ult(g[k], dims[k]));
+    return andAll(b, loc, conds);
+  }
   /// mem[idxs] where `in` holds, else zero (tensor edges).
   Value maskedLoad(Value mem, ValueRange idxs, Value in) {
     Type elem = cast<MemRefType>(mem.getType()).getElementType();
@@ -1107,7 +1123,6 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
   auto mt = cast<MemRefType>(mem.getType());
   int64_t rank = mt.getRank();
   auto tt = cast<TileType>(tile.getType());
-  int64_t r = tt.getRank();
   SmallVector<Value> dims;
   for (int64_t k = 0; k < rank; ++k)
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
@@ -1115,13 +1130,8 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
     SmallVector<Value> tt2(t);
     if (transpose)
       std::swap(tt2[0], tt2[1]);
-    SmallVector<Value> g(off.begin(), off.end());
-    for (int64_t k = 0; k < r; ++k)
-      g[rank - r + k] = add(off[rank - r + k], tt2[k]);
-    SmallVector<Value> conds;
-    for (int64_t k = 0; k < rank; ++k)
-      conds.push_back(ult(g[k], dims[k]));
-    Value in = andAll(b, loc, conds);
+    SmallVector<Value> g = globalIndex(off, tt2);
+    Value in = inside(g, dims);
     if (srcG) {
       Value loaded = maskedLoad(mem, g, in);
       return storeElem(convertScalar(b, loc, loaded, tt.getElementType()), tile,
@@ -1144,13 +1154,8 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
       SmallVector<Value> t(co);
       if (transpose)
         std::swap(t[0], t[1]);
-      SmallVector<Value> g(off.begin(), off.end());
-      for (int64_t k = 0; k < r; ++k)
-        g[rank - r + k] = add(off[rank - r + k], t[k]);
-      SmallVector<Value> conds;
-      for (int64_t k = 0; k < rank; ++k)
-        conds.push_back(ult(g[k], dims[k]));
-      Value in = andAll(b, loc, conds);
+      SmallVector<Value> g = globalIndex(off, t);
+      Value in = inside(g, dims);
       if (srcG) {
         Value loaded = maskedLoad(mem, g, in);
         regStore(f->second, reg, convertScalar(b, loc, loaded, f->second.elem));
@@ -1447,7 +1452,6 @@ LogicalResult Distributor::lowerAtomic(AtomicOp a) {
   auto mt = cast<MemRefType>(mem.getType());
   int64_t rank = mt.getRank();
   auto st = cast<TileType>(a.getSrc().getType());
-  int64_t r = st.getRank();
   bool isFloat = isa<FloatType>(st.getElementType());
   arith::AtomicRMWKind kind =
       a.getKind() == AtomicKind::Add
@@ -1459,13 +1463,8 @@ LogicalResult Distributor::lowerAtomic(AtomicOp a) {
     dims.push_back(memref::DimOp::create(b, loc, mem, d));
   ValueRange off = a.getOffsets();
   auto one = [&](ValueRange t, Value v) {
-    SmallVector<Value> g(off.begin(), off.end());
-    for (int64_t k = 0; k < r; ++k)
-      g[rank - r + k] = add(off[rank - r + k], t[k]);
-    SmallVector<Value> conds;
-    for (int64_t d = 0; d < rank; ++d)
-      conds.push_back(ult(g[d], dims[d]));
-    auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, conds), false);
+    SmallVector<Value> g = globalIndex(off, SmallVector<Value>(t));
+    auto ifOp = scf::IfOp::create(b, loc, inside(g, dims), false);
     OpBuilder::InsertionGuard gd(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     memref::AtomicRMWOp::create(b, loc, kind, v, mem, g);
