@@ -98,6 +98,13 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   while (S > 1 &&
          kernelSharedBytes + (S - 1) * buffered > tgt.sharedMemoryPerBlockOptin)
     --S;
+  // A target that hides its memory latency only with deeper pipelines
+  // (min_pipeline_stages) gets them where two blocks still fit per
+  // multiprocessor.
+  if (S > 1 && tgt.minPipelineStages > S &&
+      kernelSharedBytes + (tgt.minPipelineStages - 1) * buffered <=
+          tgt.sharedMemoryPerBlockOptin / 2)
+    S = tgt.minPipelineStages;
   if (cands.empty())
     S = 1;
 

@@ -323,6 +323,8 @@ TargetDescription readTarget(const toml::table &root, const std::string &file) {
     r.fail("key 'async_copy': unknown kind '" + ac +
            "' (expected none, cp.async, tma or lds_dma)");
   t.asyncCopy = *ack;
+  if (r.has("min_pipeline_stages"))
+    t.minPipelineStages = r.int32("min_pipeline_stages");
 
   TableReader smem = r.table("shared_memory");
   t.sharedMemoryPerBlock = smem.integer("per_block");

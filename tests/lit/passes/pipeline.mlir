@@ -50,19 +50,22 @@
 // HOST-FLASH-ATTENTION-FWD: tile.num_stages = 1 : i64
 // HOST-FLASH-ATTENTION-FWD: tile.requested_stages = 2
 
-// SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
-// SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <3x32x128xf16, shared>
+// SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <4x128x32xf16, shared>
+// SM90-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <4x32x128xf16, shared>
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.commit_group
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.commit_group
-// SM90-GEMM: tile.wait_group pending = 1
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.commit_group
-// SM90-GEMM: tile.num_stages = 3 : i64
+// SM90-GEMM: tile.wait_group pending = 2
+// SM90-GEMM: tile.async_copy
+// SM90-GEMM: tile.async_copy
+// SM90-GEMM: tile.commit_group
+// SM90-GEMM: tile.num_stages = 4 : i64
 // SM90-GEMM: tile.wait_group pending = 0
 
 // GFX942-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
@@ -83,16 +86,22 @@
 // HOST-GEMM: tile.num_stages = 1 : i64
 // HOST-GEMM: tile.requested_stages = 3
 
-// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x64x32xf32, shared>
-// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x32x64xf32, shared>
+// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <4x64x32xf32, shared>
+// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <4x32x64xf32, shared>
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.commit_group
-// SM90-GEMM-F32: tile.wait_group pending = 0
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.commit_group
-// SM90-GEMM-F32: tile.num_stages = 2 : i64
+// SM90-GEMM-F32: tile.async_copy
+// SM90-GEMM-F32: tile.async_copy
+// SM90-GEMM-F32: tile.commit_group
+// SM90-GEMM-F32: tile.wait_group pending = 2
+// SM90-GEMM-F32: tile.async_copy
+// SM90-GEMM-F32: tile.async_copy
+// SM90-GEMM-F32: tile.commit_group
+// SM90-GEMM-F32: tile.num_stages = 4 : i64, tile.requested_stages = 2 : i64
 // SM90-GEMM-F32: tile.wait_group pending = 0
 
 // GFX942-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x64x32xf32, shared>
@@ -110,19 +119,22 @@
 // HOST-GEMM-F32: tile.num_stages = 1 : i64
 // HOST-GEMM-F32: tile.requested_stages = 2
 
-// SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
-// SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <3x32x128xf16, shared>
+// SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <4x128x32xf16, shared>
+// SM90-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8, block_cols = 64>} : <4x32x128xf16, shared>
 // SM90-GEMM-RELU: tile.async_copy
 // SM90-GEMM-RELU: tile.async_copy
 // SM90-GEMM-RELU: tile.commit_group
 // SM90-GEMM-RELU: tile.async_copy
 // SM90-GEMM-RELU: tile.async_copy
 // SM90-GEMM-RELU: tile.commit_group
-// SM90-GEMM-RELU: tile.wait_group pending = 1
 // SM90-GEMM-RELU: tile.async_copy
 // SM90-GEMM-RELU: tile.async_copy
 // SM90-GEMM-RELU: tile.commit_group
-// SM90-GEMM-RELU: tile.num_stages = 3 : i64
+// SM90-GEMM-RELU: tile.wait_group pending = 2
+// SM90-GEMM-RELU: tile.async_copy
+// SM90-GEMM-RELU: tile.async_copy
+// SM90-GEMM-RELU: tile.commit_group
+// SM90-GEMM-RELU: tile.num_stages = 4 : i64
 // SM90-GEMM-RELU: tile.wait_group pending = 0
 
 // GFX942-GEMM-RELU: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>

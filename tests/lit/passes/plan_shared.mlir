@@ -44,9 +44,9 @@
 // HOST-FLASH-ATTENTION-FWD: offset = 16384
 // HOST-FLASH-ATTENTION-FWD: offset = 32768
 
-// SM90-GEMM: tile.shared_bytes = 49152
+// SM90-GEMM: tile.shared_bytes = 65536
 // SM90-GEMM: offset = 0
-// SM90-GEMM: offset = 24576
+// SM90-GEMM: offset = 32768
 
 // GFX942-GEMM: tile.shared_bytes = 49152
 // GFX942-GEMM: offset = 0
@@ -56,9 +56,9 @@
 // HOST-GEMM: offset = 0
 // HOST-GEMM: offset = 8192
 
-// SM90-GEMM-F32: tile.shared_bytes = 32768
+// SM90-GEMM-F32: tile.shared_bytes = 65536
 // SM90-GEMM-F32: offset = 0
-// SM90-GEMM-F32: offset = 16384
+// SM90-GEMM-F32: offset = 32768
 
 // GFX942-GEMM-F32: tile.shared_bytes = 32768
 // GFX942-GEMM-F32: offset = 0
@@ -68,9 +68,9 @@
 // HOST-GEMM-F32: offset = 0
 // HOST-GEMM-F32: offset = 8192
 
-// SM90-GEMM-RELU: tile.shared_bytes = 49152
+// SM90-GEMM-RELU: tile.shared_bytes = 65536
 // SM90-GEMM-RELU: offset = 0
-// SM90-GEMM-RELU: offset = 24576
+// SM90-GEMM-RELU: offset = 32768
 
 // GFX942-GEMM-RELU: tile.shared_bytes = 49152
 // GFX942-GEMM-RELU: offset = 0

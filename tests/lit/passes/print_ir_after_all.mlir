@@ -9,4 +9,4 @@
 // CHECK: IR Dump After TesseraPipelineLoops (tessera-pipeline-loops)
 // CHECK: tile.async_copy
 // CHECK: IR Dump After TesseraPlanShared (tessera-plan-shared)
-// CHECK: tile.shared_bytes = 49152
+// CHECK: tile.shared_bytes = 65536

@@ -76,6 +76,9 @@ struct TargetDescription {
   layout::BankModel banks;
   std::vector<MmaAtom> mmaAtoms;
   AsyncCopyKind asyncCopy = AsyncCopyKind::None;
+  /// Optional: software pipelines shallower than this are deepened to it
+  /// where shared memory allows two blocks per multiprocessor (0: never).
+  int minPipelineStages = 0;
   int globalLoadVectorBytes = 16; ///< widest global load per thread
   std::map<std::string, double>
       peakFlops;              ///< per input dtype, FLOP/s (or OP/s)
