@@ -101,10 +101,30 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   // A target that hides its memory latency only with deeper pipelines
   // (min_pipeline_stages) gets them where two blocks still fit per
   // multiprocessor.
-  if (S > 1 && tgt.minPipelineStages > S &&
-      kernelSharedBytes + (tgt.minPipelineStages - 1) * buffered <=
-          tgt.sharedMemoryPerBlockOptin / 2)
-    S = tgt.minPipelineStages;
+  if (S > 1 && tgt.minPipelineStages > S) {
+    int64_t deeper = kernelSharedBytes + (tgt.minPipelineStages - 1) * buffered;
+    int64_t now = kernelSharedBytes + (S - 1) * buffered;
+    // Blocks per multiprocessor as shared memory and (estimated) registers
+    // allow: deepen only while at least two stay resident and shared memory
+    // does not become the tighter limit.
+    auto kernel = p->getParentOfType<KernelOp>();
+    int64_t threads = kernel ? kernel.getThreads() : 1;
+    int64_t words = 32; // addresses, indices, loop state
+    if (kernel)
+      kernel.walk([&](AllocOp a) {
+        if (a.getType().isFragment())
+          words += (tileBytes(a.getType()) + 4 * threads - 1) / (4 * threads);
+      });
+    int64_t byRegs =
+        tgt.registersPerBlock > 0
+            ? tgt.registersPerBlock / std::max<int64_t>(1, words * threads)
+            : 2;
+    int64_t smem = tgt.sharedMemoryPerBlockOptin;
+    int64_t byShared = smem / std::max<int64_t>(1, deeper);
+    if (byShared >= 2 &&
+        (byShared >= std::min(byRegs, smem / std::max<int64_t>(1, now))))
+      S = tgt.minPipelineStages;
+  }
   if (cands.empty())
     S = 1;
 

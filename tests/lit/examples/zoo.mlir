@@ -231,7 +231,7 @@
 // SM80-ATTN-GQA-D128-CAUSAL: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
 
 // SM90-ATTN-MQA-D64-BF16-LABEL: tile.func @attn_mqa_d64_bf16(
-// SM90-ATTN-MQA-D64-BF16: tile.kernel {{.*}}tile.shared_bytes = 73728 :
+// SM90-ATTN-MQA-D64-BF16: tile.kernel {{.*}}tile.shared_bytes = 57344 :
 // SM90-ATTN-MQA-D64-BF16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
 // SM90-ATTN-MQA-D64-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 // SM80-ATTN-MQA-D64-BF16-LABEL: tile.func @attn_mqa_d64_bf16(
@@ -249,7 +249,7 @@
 // SM80-ATTN-PREFILL-PREFIX-CAUSAL-D128: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
 
 // SM90-ATTN-SLIDING-WINDOW-D64-LABEL: tile.func @attn_sliding_window_d64(
-// SM90-ATTN-SLIDING-WINDOW-D64: tile.kernel {{.*}}tile.shared_bytes = 73728 :
+// SM90-ATTN-SLIDING-WINDOW-D64: tile.kernel {{.*}}tile.shared_bytes = 40960 :
 // SM90-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32"
 // SM90-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
 // SM80-ATTN-SLIDING-WINDOW-D64-LABEL: tile.func @attn_sliding_window_d64(
@@ -258,7 +258,7 @@
 // SM80-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
 
 // SM90-GEMM-BATCHED-BF16-LABEL: tile.func @gemm_batched_bf16(
-// SM90-GEMM-BATCHED-BF16: tile.kernel {{.*}}tile.shared_bytes = 98304 :
+// SM90-GEMM-BATCHED-BF16: tile.kernel {{.*}}tile.shared_bytes = 49152 :
 // SM90-GEMM-BATCHED-BF16: tile.gemm {{.*}}atom = "wgmma_m64n128k16_bf16_f32"
 // SM80-GEMM-BATCHED-BF16-LABEL: tile.func @gemm_batched_bf16(
 // SM80-GEMM-BATCHED-BF16: tile.kernel {{.*}}tile.shared_bytes = 49152 :
@@ -321,7 +321,7 @@
 // SM80-GEMM-I8-I32: tile.gemm {{.*}}atom = "mma_m16n8k32_i8_i32"
 
 // SM90-GEMM-SPLITK-F32-LABEL: tile.func @gemm_splitk_f32(
-// SM90-GEMM-SPLITK-F32: tile.kernel {{.*}}tile.shared_bytes = 65536 :
+// SM90-GEMM-SPLITK-F32: tile.kernel {{.*}}tile.shared_bytes = 49152 :
 // SM90-GEMM-SPLITK-F32: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
 // SM80-GEMM-SPLITK-F32-LABEL: tile.func @gemm_splitk_f32(
 // SM80-GEMM-SPLITK-F32: tile.kernel {{.*}}tile.shared_bytes = 49152 :

@@ -86,22 +86,16 @@
 // HOST-GEMM: tile.num_stages = 1 : i64
 // HOST-GEMM: tile.requested_stages = 3
 
-// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <4x64x32xf32, shared>
-// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <4x32x64xf32, shared>
+// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x64x32xf32, shared>
+// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x32x64xf32, shared>
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.commit_group
+// SM90-GEMM-F32: tile.wait_group pending = 0
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.commit_group
-// SM90-GEMM-F32: tile.async_copy
-// SM90-GEMM-F32: tile.async_copy
-// SM90-GEMM-F32: tile.commit_group
-// SM90-GEMM-F32: tile.wait_group pending = 2
-// SM90-GEMM-F32: tile.async_copy
-// SM90-GEMM-F32: tile.async_copy
-// SM90-GEMM-F32: tile.commit_group
-// SM90-GEMM-F32: tile.num_stages = 4 : i64, tile.requested_stages = 2 : i64
+// SM90-GEMM-F32: tile.num_stages = 2 : i64
 // SM90-GEMM-F32: tile.wait_group pending = 0
 
 // GFX942-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x64x32xf32, shared>

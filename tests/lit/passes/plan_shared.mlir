@@ -56,9 +56,9 @@
 // HOST-GEMM: offset = 0
 // HOST-GEMM: offset = 8192
 
-// SM90-GEMM-F32: tile.shared_bytes = 65536
+// SM90-GEMM-F32: tile.shared_bytes = 32768
 // SM90-GEMM-F32: offset = 0
-// SM90-GEMM-F32: offset = 32768
+// SM90-GEMM-F32: offset = 16384
 
 // GFX942-GEMM-F32: tile.shared_bytes = 32768
 // GFX942-GEMM-F32: offset = 0
