@@ -50,13 +50,14 @@ static MLIRContext &getContext() {
   return *context;
 }
 
-/// Skips whitespace and `//` comments from `i` in `text`.
+/// Skips what MLIR's lexer skips from `i` in `text`: whitespace, NUL bytes
+/// inside the buffer, and `//` comments, which end at '\n' or '\r'.
 static size_t skipTrivia(const std::string &text, size_t i) {
   while (i < text.size()) {
-    if (std::isspace(static_cast<unsigned char>(text[i]))) {
+    if (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == '\0') {
       ++i;
     } else if (text.compare(i, 2, "//") == 0) {
-      size_t eol = text.find('\n', i);
+      size_t eol = text.find_first_of("\n\r", i);
       i = eol == std::string::npos ? text.size() : eol + 1;
     } else {
       break;
