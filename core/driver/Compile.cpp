@@ -99,6 +99,17 @@ OwningOpRef<ModuleOp> tessera::parseTileModule(llvm::StringRef path,
     emitError(UnknownLoc::get(&ctx)) << error;
     return {};
   }
+  if (auto at = tile::findDenseIndexArray(file->getBuffer())) {
+    // MLIR 22's parser would crash on it: report it here instead.
+    llvm::StringRef before = file->getBuffer().take_front(*at);
+    unsigned line = 1 + before.count('\n');
+    size_t bol = before.rfind('\n');
+    unsigned col = *at - (bol == llvm::StringRef::npos ? 0 : bol + 1) + 1;
+    emitError(FileLineColLoc::get(&ctx, path, line, col))
+        << "dense arrays of 'index' (array<index: ...>) are not supported by "
+           "the MLIR parser this tessera uses; use i64 elements";
+    return {};
+  }
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   // Parse with an AsmParserState so the source names of kernel arguments

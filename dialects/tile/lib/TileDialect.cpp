@@ -4,8 +4,10 @@
 #include "tessera/Dialect/Tile/TileOps.h"
 
 #include "mlir/IR/Builders.h"
+
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <cctype>
 
 using namespace mlir;
 using namespace tessera::tile;
@@ -76,4 +78,33 @@ LogicalResult LayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     }
   }
   return success();
+}
+
+/// Skips what MLIR's lexer skips from `i`: whitespace, NUL bytes inside the
+/// buffer and `//` comments, which end at '\n' or '\r'.
+static size_t skipLexerTrivia(llvm::StringRef text, size_t i) {
+  while (i < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == '\0') {
+      ++i;
+    } else if (text.substr(i).starts_with("//")) {
+      size_t eol = text.find_first_of("\n\r", i);
+      i = eol == llvm::StringRef::npos ? text.size() : eol + 1;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+std::optional<size_t> tessera::tile::findDenseIndexArray(llvm::StringRef text) {
+  for (size_t at = text.find("array"); at != llvm::StringRef::npos;
+       at = text.find("array", at + 1)) {
+    size_t i = skipLexerTrivia(text, at + 5);
+    if (i >= text.size() || text[i] != '<')
+      continue;
+    i = skipLexerTrivia(text, i + 1);
+    if (text.substr(i).starts_with("index"))
+      return at;
+  }
+  return std::nullopt;
 }

@@ -8,6 +8,17 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 
+#include <optional>
+
+namespace tessera::tile {
+/// MLIR 22's parser crashes (a null dereference in parseDenseArrayAttr) on a
+/// dense array of `index` elements, `array<index...>`. Returns the byte
+/// offset of the first one in `text` (seen through whitespace, NUL bytes and
+/// `//` comments as the lexer sees them), so callers can reject the text with
+/// an error instead of handing it to the parser.
+std::optional<size_t> findDenseIndexArray(llvm::StringRef text);
+} // namespace tessera::tile
+
 #include "tessera/Dialect/Tile/TileEnums.h.inc"
 
 #include "tessera/Dialect/Tile/TileDialect.h.inc"
