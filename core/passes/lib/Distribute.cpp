@@ -206,6 +206,27 @@ private:
       g[rank - r + k] = add(off[rank - r + k], t[k]);
     return g;
   }
+  /// The row-major offset of coordinates `co` in a tile of `shape`.
+  Value rowMajor(ArrayRef<Value> co, ArrayRef<int64_t> shape) {
+    Value f = c(0);
+    int64_t stride = 1;
+    for (int64_t d = int64_t(co.size()) - 1; d >= 0; --d) {
+      f = add(f, mul(co[d], c(stride)));
+      stride *= shape[d];
+    }
+    return f;
+  }
+  /// Whether every row of `mem` (dims `dims`) starts aligned to a vector of
+  /// `vec` elements of `eb` bytes: the pitch a multiple of the vector and the
+  /// base pointer aligned to it. Checked once per copy.
+  Value rowsAligned(Value mem, ArrayRef<Value> dims, int64_t vec, int eb) {
+    Value pitchOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          remC(dims.back(), vec), c(0));
+    Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
+    Value ptrOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        remC(ptr, vec * eb), c(0));
+    return arith::AndIOp::create(b, loc, pitchOk, ptrOk);
+  }
   /// Whether global indices `g` are inside a tensor of dims `dims`.
   Value inside(ArrayRef<Value> g, ArrayRef<Value> dims) {
     SmallVector<Value> conds;
@@ -730,14 +751,7 @@ LogicalResult Distributor::lowerReduce(ReduceOp r) {
                       c(1)),
                   c(int64_t(1) << k)));
     auto flatOf = [&](int64_t dr) {
-      SmallVector<Value> co = coordsOf(D.layout, dr);
-      Value f = c(0);
-      int64_t stride = 1;
-      for (int64_t d = int64_t(co.size()) - 1; d >= 0; --d) {
-        f = add(f, mul(co[d], c(stride)));
-        stride *= dt.getShape()[d];
-      }
-      return f;
+      return rowMajor(coordsOf(D.layout, dr), dt.getShape());
     };
     barrier();
     for (auto &[dr, v] : partial)
@@ -794,17 +808,9 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
   SmallVector<Value> dims;
   for (int64_t k = 0; k < rank; ++k)
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
-  // Vector accesses need every row start aligned: the row pitch a multiple
-  // of the vector and the base pointer aligned to it (checked once).
   Value aligned;
-  if (vec > 1) {
-    Value pitchOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          remC(dims.back(), vec), c(0));
-    Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
-    Value ptrOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        remC(ptr, vec * eb), c(0));
-    aligned = arith::AndIOp::create(b, loc, pitchOk, ptrOk);
-  }
+  if (vec > 1)
+    aligned = rowsAligned(mem, dims, vec, eb);
   int64_t nvec = product(shape) / vec;
   bool useAsync = false;
   if (!async)
@@ -936,14 +942,8 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
   while (vec > 1 && f.regs % vec)
     vec /= 2;
   Value aligned;
-  if (vec > 1) {
-    Value pitchOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          remC(dims.back(), vec), c(0));
-    Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
-    Value ptrOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        remC(ptr, vec * eb), c(0));
-    aligned = arith::AndIOp::create(b, loc, pitchOk, ptrOk);
-  }
+  if (vec > 1)
+    aligned = rowsAligned(mem, dims, vec, eb);
   for (int64_t base = 0; base < f.regs; base += vec) {
     SmallVector<Value> t = coordsOf(f.layout, base);
     SmallVector<Value> g(off.begin(), off.end());
@@ -1031,15 +1031,7 @@ LogicalResult Distributor::copyTileToTile(Operation *op, Value src, Value dst,
         std::max<int64_t>(4, dt.getElementType().getIntOrFloatBitWidth() / 8);
     reserveScratch(n * eb);
     Value scratch = scratchView(df->second.elem, n);
-    auto flat = [&](ArrayRef<Value> co) {
-      Value f = c(0);
-      int64_t stride = 1;
-      for (int64_t d = int64_t(co.size()) - 1; d >= 0; --d) {
-        f = add(f, mul(co[d], c(stride)));
-        stride *= dt.getShape()[d];
-      }
-      return f;
-    };
+    auto flat = [&](ArrayRef<Value> co) { return rowMajor(co, dt.getShape()); };
     barrier();
     for (int64_t r = 0; r < sf->second.regs; ++r) {
       SmallVector<Value> co = coordsOf(sf->second.layout, r);
