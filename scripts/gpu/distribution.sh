@@ -135,7 +135,7 @@ while off + 24 <= len(data):
     off += (size + 7) // 8 * 8
 PY
   cuobjdump -sass "$out/k.cubin" > "$out/k.sass" 2>&1
-  echo "$(basename $f): $(for op in HGMMA HMMA LDSM LDGSTS LDL STL FFMA BAR; do printf '%s=%s ' $op $(grep -c "$op" "$out/k.sass"); done)"
+  echo "$(basename $f): $(for op in HGMMA HMMA LDSM LDGSTS UTMALDG SYNCS LDL STL FFMA BAR; do printf '%s=%s ' $op $(grep -c "$op" "$out/k.sass"); done)"
 done | tee "$out/sass.txt"
 rm -f "$out/k.cubin" "$out/k.sass"
 echo "checks passed: $(grep -c 'check: passed' "$log") of $(grep -c 'check:' "$log")"

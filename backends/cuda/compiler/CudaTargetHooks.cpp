@@ -416,3 +416,132 @@ void CudaTargetHooks::drainMma(OpBuilder &b, Location loc,
   p.asmOp("wgmma.wait_group.sync.aligned 0;", "", ValueRange{});
   fenceOperands(p, acc);
 }
+
+//===----------------------------------------------------------------------===//
+// TMA tile copies on mbarriers (sm_90a)
+//===----------------------------------------------------------------------===//
+
+int64_t tessera::cuda::kernelSlotOf(Value memref) {
+  auto cast = memref.getDefiningOp<UnrealizedConversionCastOp>();
+  if (!cast || cast.getInputs().size() != 1)
+    return -1;
+  Value v = cast.getInputs()[0];
+  while (auto ins = v.getDefiningOp<LLVM::InsertValueOp>()) {
+    if (ins.getPosition().size() == 1 && ins.getPosition()[0] == 1) {
+      auto arg = dyn_cast<BlockArgument>(ins.getValue());
+      if (!arg || !isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))
+        return -1;
+      return arg.getArgNumber();
+    }
+    v = ins.getContainer();
+  }
+  return -1;
+}
+
+bool CudaTargetHooks::canBulkCopy(const BulkCopy &c) const {
+  if (!wgmma || !bulkCopies || c.tensorRank < 2 || c.tensorRank > 5)
+    return false;
+  int64_t inner = c.blockCols ? c.blockCols : c.cols;
+  // A box: at most 256 elements a dim, its rows a multiple of 16 bytes; a
+  // swizzled box's rows exactly as long as the swizzle atom.
+  if (inner > 256 || c.rows > 256 || (inner * c.elemBytes) % 16 ||
+      (c.blockCols && c.cols % c.blockCols))
+    return false;
+  if (c.swizzleBytes && inner * c.elemBytes != c.swizzleBytes)
+    return false;
+  return c.elemBytes == 1 || c.elemBytes == 2 || c.elemBytes == 4 ||
+         c.elemBytes == 8;
+}
+
+void CudaTargetHooks::emitBulkCopy(OpBuilder &b, Location loc,
+                                   const BulkCopy &c, Value tensor,
+                                   ValueRange offsets, Value shared,
+                                   Value barrier) {
+  PtxEmitter p(b, loc);
+  TensorMap m;
+  m.slot = kernelSlotOf(tensor);
+  m.rank = c.tensorRank;
+  m.elemBytes = c.elemBytes;
+  m.swizzle = c.swizzleBytes == 128  ? 3
+              : c.swizzleBytes == 64 ? 2
+              : c.swizzleBytes == 32 ? 1
+                                     : 0;
+  int64_t inner = c.blockCols ? c.blockCols : c.cols;
+  m.box[0] = inner;
+  m.box[1] = c.rows;
+  auto found = std::find(maps.begin(), maps.end(), m);
+  int64_t index = found - maps.begin();
+  if (found == maps.end())
+    maps.push_back(m);
+  // The map's address: a placeholder NvptxCodegen turns into the address of
+  // the index-th tensor-map parameter.
+  MLIRContext *ctx = b.getContext();
+  auto module = b.getInsertionBlock()
+                    ->getParentOp()
+                    ->getParentOfType<gpu::GPUModuleOp>();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  if (module && !module.lookupSymbol(kTmaMapFn)) {
+    OpBuilder mb(ctx);
+    mb.setInsertionPointToStart(&module.getBodyRegion().front());
+    LLVM::LLVMFuncOp::create(mb, loc, kTmaMapFn,
+                             LLVM::LLVMFunctionType::get(ptrTy, {p.i32}));
+  }
+  auto call = LLVM::CallOp::create(b, loc, TypeRange{ptrTy},
+                                   SymbolRefAttr::get(ctx, kTmaMapFn),
+                                   ValueRange{p.c32(index)});
+  Value map = LLVM::PtrToIntOp::create(b, loc, p.i64, call.getResult());
+  // Coordinates innermost first: the column (of the block), the row, then
+  // the outer dims the tile does not cover.
+  int64_t rank = c.tensorRank;
+  std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
+                     "d.shared::cluster.global.tile.mbarrier::complete_tx::"
+                     "bytes [$0], [$1, {";
+  std::string cons = "r,l";
+  for (int64_t d = 0; d < rank; ++d) {
+    text += (d ? ", $" : "$") + std::to_string(2 + d);
+    cons += ",r";
+  }
+  text += "}], [$" + std::to_string(2 + rank) + "];";
+  cons += ",r";
+  Value bar32 = toI32(p, barrier), dst32 = toI32(p, shared);
+  int64_t blocks = c.blockCols ? c.cols / c.blockCols : 1;
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    SmallVector<Value> ops{
+        p.add(dst32, p.c32(blk * c.rows * inner * c.elemBytes)), map};
+    ops.push_back(
+        toI32(p, p.add(offsets[rank - 1], p.ci(blk * inner))));
+    for (int64_t d = rank - 2; d >= 0; --d)
+      ops.push_back(toI32(p, offsets[d]));
+    ops.push_back(bar32);
+    p.asmOp(text, cons, ops);
+  }
+}
+
+void CudaTargetHooks::emitBarrierInit(OpBuilder &b, Location loc,
+                                      Value barrier, int64_t arrivals) {
+  PtxEmitter p(b, loc);
+  p.asmOp("mbarrier.init.shared::cta.b64 [$0], $1;", "r,r",
+          ValueRange{toI32(p, barrier), p.c32(arrivals)});
+}
+
+void CudaTargetHooks::emitBarrierInitFence(OpBuilder &b, Location loc) {
+  PtxEmitter p(b, loc);
+  p.asmOp("fence.mbarrier_init.release.cluster;", "", ValueRange{});
+  p.asmOp("fence.proxy.async.shared::cta;", "", ValueRange{});
+}
+
+void CudaTargetHooks::emitBarrierArriveExpect(OpBuilder &b, Location loc,
+                                              Value barrier, int64_t bytes) {
+  PtxEmitter p(b, loc);
+  p.asmOp("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r",
+          ValueRange{toI32(p, barrier), p.c32(bytes)});
+}
+
+void CudaTargetHooks::emitBarrierWait(OpBuilder &b, Location loc,
+                                      Value barrier, Value phase) {
+  PtxEmitter p(b, loc);
+  p.asmOp("{\n.reg .pred P1;\nTESSERA_WAIT:\n"
+          "mbarrier.try_wait.parity.shared::cta.b64 P1, [$0], $1;\n"
+          "@P1 bra TESSERA_DONE;\nbra TESSERA_WAIT;\nTESSERA_DONE:\n}",
+          "r,r", ValueRange{toI32(p, barrier), toI32(p, phase)});
+}

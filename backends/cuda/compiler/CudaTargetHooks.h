@@ -4,7 +4,8 @@
 // ldmatrix for 16-bit operands in shared memory, cp.async for async copies
 // and their groups; on sm_90a wgmma atoms with shared operands read through
 // matrix descriptors built from the tile's swizzle (and A from registers),
-// fenced per tile.gemm. Shuffles keep the portable gpu-dialect default;
+// fenced per tile.gemm, and TMA tile copies (cp.async.bulk.tensor through
+// tensor maps the runtime builds at launch) completing on mbarriers. Shuffles keep the portable gpu-dialect default;
 // barriers on sm_90a first fence generic-proxy shared-memory writes for the
 // async proxy (wgmma reads shared memory through it).
 //
@@ -14,7 +15,16 @@
 
 #include "tessera/plugin/target_hooks.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace tessera::cuda {
+
+/// The name of the placeholder `ptr (i32)` function whose calls stand for
+/// the address of the i-th tensor map: an extra 128-byte grid-constant
+/// kernel parameter after the slots (NvptxCodegen appends the parameters).
+inline constexpr llvm::StringLiteral kTmaMapFn = "__tessera_tma_map";
+
 
 class CudaTargetHooks final : public TargetHooks {
 public:
@@ -55,9 +65,43 @@ public:
                 const target::MmaAtom &atom,
                 llvm::SmallVectorImpl<mlir::Value> &acc) override;
 
+  // TMA (sm_90a): tile copies by tensor map completing on mbarriers.
+  bool canBulkCopy(const BulkCopy &c) const override;
+  void emitBulkCopy(mlir::OpBuilder &b, mlir::Location loc, const BulkCopy &c,
+                    mlir::Value tensor, mlir::ValueRange offsets,
+                    mlir::Value shared, mlir::Value barrier) override;
+  void emitBarrierInit(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value barrier, int64_t arrivals) override;
+  void emitBarrierInitFence(mlir::OpBuilder &b, mlir::Location loc) override;
+  void emitBarrierArriveExpect(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value barrier, int64_t bytes) override;
+  void emitBarrierWait(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value barrier, mlir::Value phase) override;
+
+  /// A tensor map the kernel being distributed uses (its index is its place
+  /// in tensorMaps()): the descriptor words after the slot (LowerTileToGpu.h).
+  struct TensorMap {
+    int64_t slot = 0, rank = 0, elemBytes = 0, swizzle = 0;
+    int64_t box[5] = {1, 1, 1, 1, 1};
+    bool operator==(const TensorMap &o) const {
+      return slot == o.slot && rank == o.rank && elemBytes == o.elemBytes &&
+             swizzle == o.swizzle && std::equal(box, box + 5, o.box);
+    }
+  };
+  /// The maps emitBulkCopy used since the last call; clears them.
+  std::vector<TensorMap> takeTensorMaps() { return std::move(maps); }
+  /// Whether bulk copies may be used (off for a TMA kernel's twin).
+  void setBulkCopies(bool on) { bulkCopies = on; }
+
 private:
   bool wgmma;
+  bool bulkCopies = true;
+  std::vector<TensorMap> maps;
 };
+
+/// The kernel parameter (slot) index of the tensor pointer a global memref
+/// was unpacked from, or -1.
+int64_t kernelSlotOf(mlir::Value memref);
 
 } // namespace tessera::cuda
 

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmFastPath.h"
+#include "CudaTargetHooks.h"
 #include "PtxEmitter.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
@@ -657,25 +658,6 @@ constexpr int64_t kSm90Stages = 4;
 constexpr int64_t kSm90BK = 64;
 constexpr int64_t kSm90StageBytes = 128 * kSm90BK * 2 + kSm90BK * 128 * 2;
 
-/// The slot (kernel parameter) index of the tensor pointer a memref was
-/// built from, or -1.
-int64_t slotOfMemref(Value memref) {
-  auto cast = memref.getDefiningOp<UnrealizedConversionCastOp>();
-  if (!cast || cast.getInputs().size() != 1)
-    return -1;
-  Value v = cast.getInputs()[0];
-  while (auto ins = v.getDefiningOp<LLVM::InsertValueOp>()) {
-    if (ins.getPosition().size() == 1 && ins.getPosition()[0] == 1) {
-      auto arg = dyn_cast<BlockArgument>(ins.getValue());
-      if (!arg || !isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()))
-        return -1;
-      return arg.getArgNumber();
-    }
-    v = ins.getContainer();
-  }
-  return -1;
-}
-
 /// `v` is `iv * c` (either operand order) with `c` a constant; returns c or 0.
 int64_t scaleOfIv(Value v, Value iv) {
   auto mul = v.getDefiningOp<arith::MulIOp>();
@@ -722,7 +704,7 @@ bool tessera::cuda::lowerCanonicalGemmSm90(gpu::GPUFuncOp fn, Sm90Gemm &out) {
   for (Value off : {m.copyA.getSrcOffsets()[0], bN})
     if (off.getParentBlock() == &m.loop.getBodyBlock())
       return false; // row/col must not depend on the K step
-  int64_t aSlot = slotOfMemref(m.A), bSlot = slotOfMemref(m.B);
+  int64_t aSlot = kernelSlotOf(m.A), bSlot = kernelSlotOf(m.B);
   if (aSlot < 0 || bSlot < 0)
     return false;
 

@@ -3,6 +3,7 @@
 #ifndef TESSERA_BACKENDS_CUDA_GEMMFASTPATH_H
 #define TESSERA_BACKENDS_CUDA_GEMMFASTPATH_H
 
+#include "CudaTargetHooks.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <string>
@@ -23,11 +24,6 @@ namespace tessera::cuda {
 /// Returns the bytes of dynamic shared memory it uses from offset 0 (0 when
 /// the kernel does not match and is left alone).
 int64_t lowerCanonicalGemm(mlir::gpu::GPUFuncOp fn, llvm::StringRef chip);
-
-/// The name of the placeholder `ptr (i32)` function whose calls stand for
-/// the address of the i-th tensor map: an extra 128-byte grid-constant
-/// kernel parameter after the slots (NvptxCodegen appends the parameters).
-inline constexpr llvm::StringLiteral kTmaMapFn = "__tessera_tma_map";
 
 /// What the sm_90a GEMM kernel needs from the launch.
 struct Sm90Gemm {

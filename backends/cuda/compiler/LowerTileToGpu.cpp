@@ -175,6 +175,39 @@ gpu::GPUFuncOp createKernelFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
   return fn;
 }
 
+/// The descriptor global of a kernel with TMA copies (LowerTileToGpu.h):
+/// its tensor maps and what its twin without TMA needs to launch.
+void addTensorMapDescriptor(gpu::GPUFuncOp fn,
+                            ArrayRef<tessera::cuda::CudaTargetHooks::TensorMap> maps,
+                            int64_t twinThreads, int64_t twinShared) {
+  OpBuilder b(fn);
+  b.setInsertionPointAfter(fn);
+  SmallVector<int32_t> words = {(int32_t)tessera::cuda::kTmaMagic,
+                                (int32_t)maps.size(),
+                                (int32_t)twinThreads, (int32_t)twinShared};
+  for (const auto &m : maps) {
+    // CU_TENSOR_MAP_DATA_TYPE_UINT8/16/32/64: a copy moves bytes.
+    int32_t dtype = m.elemBytes == 1   ? 0
+                    : m.elemBytes == 2 ? 1
+                    : m.elemBytes == 4 ? 2
+                                       : 4;
+    words.append({(int32_t)m.slot, (int32_t)m.rank, dtype,
+                  (int32_t)m.elemBytes, (int32_t)m.swizzle,
+                  /*L2 promotion 128B*/ 2});
+    for (int64_t d : m.box)
+      words.push_back((int32_t)d);
+    words.push_back(0);
+  }
+  auto arrTy = LLVM::LLVMArrayType::get(b.getI32Type(), words.size());
+  LLVM::GlobalOp::create(
+      b, fn.getLoc(), arrTy, /*isConstant=*/true, LLVM::Linkage::External,
+      (tessera::cuda::kTmaGlobalPrefix + fn.getName()).str(),
+      DenseIntElementsAttr::get(
+          RankedTensorType::get({(int64_t)words.size()}, b.getI32Type()),
+          ArrayRef<int32_t>(words)),
+      /*alignment=*/4, /*addrSpace=*/1);
+}
+
 /// Tries the whole-kernel fast paths (retired as the distribution catches up
 /// with them) on `f`. When one matches, `matched` is set, the kernel is in
 /// `gpuModule` and `sharedBytes` holds its dynamic shared memory; otherwise
@@ -212,27 +245,19 @@ LogicalResult tryFastPath(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
       fn->setAttr(kThreadsAttr, b.getI64IntegerAttr(g.threads));
       fn->setAttr("tessera.threads_override", b.getI64IntegerAttr(g.threads));
       fallback->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(fbBytes));
-      // CU_TENSOR_MAP_DATA_TYPE_{UINT8,BFLOAT16,FLOAT16}: fp8 moves as bytes.
-      uint32_t dtype = g.fp8 ? 0 : g.bf16 ? 9 : 6;
-      int32_t elemBytes = g.fp8 ? 1 : 2;
-      SmallVector<int32_t> words = {(int32_t)tessera::cuda::kTmaMagic, 2, 128,
-                                    (int32_t)fbBytes};
-      auto addMap = [&](int64_t slot, const int64_t box[2]) {
-        words.append({(int32_t)slot, (int32_t)dtype, elemBytes, (int32_t)box[0],
-                      (int32_t)box[1], /*SWIZZLE_128B*/ 3,
-                      /*L2 promotion 128B*/ 2, 0});
+      int64_t elemBytes = g.fp8 ? 1 : 2;
+      auto mapOf = [&](int64_t slot, const int64_t box[2]) {
+        tessera::cuda::CudaTargetHooks::TensorMap m;
+        m.slot = slot;
+        m.rank = 2;
+        m.elemBytes = elemBytes;
+        m.swizzle = 3; // 128 bytes
+        m.box[0] = box[0];
+        m.box[1] = box[1];
+        return m;
       };
-      addMap(g.aSlot, g.boxA);
-      addMap(g.bSlot, g.boxB);
-      auto arrTy = LLVM::LLVMArrayType::get(b.getI32Type(), words.size());
-      b.setInsertionPointAfter(fallback);
-      LLVM::GlobalOp::create(
-          b, loc, arrTy, /*isConstant=*/true, LLVM::Linkage::External,
-          (tessera::cuda::kTmaGlobalPrefix + fn.getName()).str(),
-          DenseIntElementsAttr::get(
-              RankedTensorType::get({(int64_t)words.size()}, b.getI32Type()),
-              ArrayRef<int32_t>(words)),
-          /*alignment=*/4, /*addrSpace=*/1);
+      addTensorMapDescriptor(fn, {mapOf(g.aSlot, g.boxA), mapOf(g.bSlot, g.boxB)},
+                             128, fbBytes);
       sharedBytes = planSharedMemory(fn, g.sharedBytes);
       fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
       matched = true;
@@ -756,22 +781,52 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       gpu::GPUFuncOp fn = createKernelFunction(f, gpuModule, converter);
       if (!fn)
         return failure();
-      tessera::passes::DistributedKernel dk;
-      if (failed(tessera::passes::distributeKernel(fn.getBody(), *desc, hooks,
-                                                   dk)))
+      // The twin without TMA, distributed only when the kernel uses TMA.
+      OpBuilder tb(fn);
+      tb.setInsertionPointAfter(fn);
+      auto twin = cast<gpu::GPUFuncOp>(tb.clone(*fn.getOperation()));
+      twin.setName((fn.getName() + kFallbackSuffix).str());
+      auto distribute = [&](gpu::GPUFuncOp k,
+                            tessera::passes::DistributedKernel &dk) {
+        if (failed(tessera::passes::distributeKernel(k.getBody(), *desc,
+                                                     hooks, dk)))
+          return failure();
+        k.walk([](tile::ReturnOp r) {
+          OpBuilder b(r);
+          gpu::ReturnOp::create(b, r.getLoc());
+          r.erase();
+        });
+        k->setAttr("tessera.shared_bytes",
+                   OpBuilder(ctx).getI64IntegerAttr(dk.sharedBytes));
+        if (options.printIRAfterAll)
+          llvm::errs() << "// -----// IR Dump After TesseraDistribute ("
+                       << k.getName() << ") //----- //\n"
+                       << k << "\n";
+        return success();
+      };
+      tessera::passes::DistributedKernel dk, twinDk;
+      (void)hooks.takeTensorMaps();
+      hooks.setBulkCopies(true);
+      if (failed(distribute(fn, dk)))
         return failure();
-      fn.walk([](tile::ReturnOp r) {
-        OpBuilder b(r);
-        gpu::ReturnOp::create(b, r.getLoc());
-        r.erase();
-      });
-      fn->setAttr("tessera.shared_bytes",
-                  OpBuilder(ctx).getI64IntegerAttr(dk.sharedBytes));
+      std::vector<CudaTargetHooks::TensorMap> maps = hooks.takeTensorMaps();
+      if (dk.bulkCopies) {
+        if (maps.size() > kMaxTensorMaps)
+          return fn.emitOpError("uses ")
+                 << maps.size() << " tensor maps, more than the "
+                 << kMaxTensorMaps << " a kernel may have";
+        hooks.setBulkCopies(false);
+        LogicalResult twinOk = distribute(twin, twinDk);
+        hooks.setBulkCopies(true);
+        if (failed(twinOk))
+          return failure();
+        auto threadsAttr = twin->getAttrOfType<IntegerAttr>(kThreadsAttr);
+        addTensorMapDescriptor(fn, maps, threadsAttr ? threadsAttr.getInt() : 0,
+                               twinDk.sharedBytes);
+      } else {
+        twin.erase();
+      }
       shared.emplace_back(name, (unsigned)dk.sharedBytes);
-      if (options.printIRAfterAll)
-        llvm::errs() << "// -----// IR Dump After TesseraDistribute (" << name
-                     << ") //----- //\n"
-                     << fn << "\n";
     }
   }
   if (threads)

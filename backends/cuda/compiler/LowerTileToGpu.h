@@ -41,14 +41,16 @@ mlir::LogicalResult lowerTileToGpu(
     std::vector<std::pair<std::string, unsigned>> &sharedBytes,
     std::vector<std::pair<std::string, unsigned>> *threads = nullptr);
 
-/// sm_90a GEMM kernels come with a mma.sync twin named <symbol> + this, and
-/// a descriptor global kTmaGlobalPrefix + <symbol>: u32 words {kTmaMagic,
-/// number of maps, fallback threads, fallback shared bytes}, then per map
-/// {slot of the tensor pointer, CUtensorMapDataType, element bytes, box
-/// inner, box outer, CUtensorMapSwizzle, CUtensorMapL2promotion, 0}.
+/// sm_90a kernels with TMA copies come with a twin without them named
+/// <symbol> + kFallbackSuffix, and a descriptor global kTmaGlobalPrefix +
+/// <symbol>: u32 words {kTmaMagic, number of maps (at most 8), fallback
+/// threads, fallback shared bytes}, then per map {slot of the tensor pointer,
+/// rank, CUtensorMapDataType, element bytes, CUtensorMapSwizzle,
+/// CUtensorMapL2promotion, box[5] innermost first, 0}.
 inline constexpr llvm::StringLiteral kFallbackSuffix = "__fallback";
 inline constexpr llvm::StringLiteral kTmaGlobalPrefix = "tessera_tma_";
-inline constexpr unsigned kTmaMagic = 0x31414D54; // "TMA1"
+inline constexpr unsigned kTmaMagic = 0x32414D54; // "TMA2"
+inline constexpr unsigned kMaxTensorMaps = 8;
 
 } // namespace tessera::cuda
 

@@ -1,7 +1,7 @@
 //===- NvptxCodegen.cpp - gpu.module to PTX (LLVM NVPTX) and cubin --------===//
 
 #include "NvptxCodegen.h"
-#include "GemmFastPath.h"
+#include "CudaTargetHooks.h"
 #include "LLVMOptimize.h"
 #include "LowerTileToGpu.h"
 

@@ -42,6 +42,11 @@ namespace {
 
 CudaSymbolTable gCu;
 
+// The tensor-map descriptor a TMA kernel's module carries (the compiler's
+// kTmaMagic, docs/backends/cuda.md): "TMA2", at most eight maps.
+constexpr uint32_t kTmaDescriptorMagic = 0x32414D54u;
+constexpr size_t kMaxTensorMaps = 8;
+
 // The first initialize's outcome; reset by shutdown.
 std::mutex gInitMutex;
 bool gInitDone = false;
@@ -148,14 +153,15 @@ struct tessera_plugin_kernel_s {
   // (`<name>__fallback`, slots only) with its own block size and shared
   // memory instead.
   struct MapSpec {
-    uint32_t slot, dataType, elemBytes, box[2], swizzle, l2;
+    uint32_t slot, rank, dataType, elemBytes, swizzle, l2;
+    uint32_t box[5]; // innermost first
   };
   std::vector<MapSpec> maps;
   tessera_plugin_kernel_s *fallback = nullptr;
   std::unique_ptr<tessera_plugin_kernel_s> fallbackOwned;
   uint32_t fallbackThreads = 0, fallbackShared = 0;
   std::mutex mapMutex;
-  std::map<std::array<uint64_t, 4>, CUtensorMap> mapCache;
+  std::map<std::array<uint64_t, 7>, CUtensorMap> mapCache;
 };
 
 struct tessera_plugin_module_s {
@@ -721,15 +727,24 @@ static int cudaKernelGet(tessera_plugin_module module, const char *name,
       return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_INTERNAL, r,
                     "kernel_get '" + std::string(name) + "': reading " +
                         descName);
+    // "TMA2": {magic, maps, fallback threads, fallback shared bytes}, then
+    // per map {slot, rank, data type, element bytes, swizzle, L2 promotion,
+    // box[5] innermost first, 0}.
     uint32_t n = w[1];
-    if (w[0] != 0x31414D54u || w.size() < 4 + 8 * size_t(n))
+    bool bad = w[0] != kTmaDescriptorMagic || n > kMaxTensorMaps ||
+               w.size() < 4 + 12 * size_t(n);
+    for (uint32_t i = 0; !bad && i < n; ++i) {
+      const uint32_t *m = &w[4 + 12 * i];
+      bad = m[1] < 1 || m[1] > 5;
+      tessera_plugin_kernel_s::MapSpec spec{m[0], m[1], m[2], m[3], m[4], m[5], {}};
+      for (int d = 0; d < 5; ++d)
+        spec.box[d] = m[6 + d];
+      k->maps.push_back(spec);
+    }
+    if (bad)
       return fail(err, errLen, TESSERA_PLUGIN_ERROR_BAD_IMAGE,
                   "kernel_get '%s': %s is not a tensor-map descriptor", name,
                   descName.c_str());
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t *m = &w[4 + 8 * i];
-      k->maps.push_back({m[0], m[1], m[2], {m[3], m[4]}, m[5], m[6]});
-    }
     std::string fbName = std::string(name) + "__fallback";
     CUfunction fb = nullptr;
     if (CUresult r =
@@ -763,38 +778,49 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
 
   // TMA kernels: the tensor maps, or the fallback kernel where a map cannot
   // describe a tensor.
-  alignas(128) CUtensorMap maps[4];
+  alignas(128) CUtensorMap maps[kMaxTensorMaps];
   size_t numMaps = 0;
   uint32_t block[3] = {launch->block[0], launch->block[1], launch->block[2]};
   uint32_t shared = launch->shared_bytes;
   if (!kernel->maps.empty()) {
-    bool ok = kernel->maps.size() <= 4 && gCu.cuTensorMapEncodeTiled;
+    bool ok = kernel->maps.size() <= kMaxTensorMaps &&
+              gCu.cuTensorMapEncodeTiled;
     for (size_t i = 0; ok && i < kernel->maps.size(); ++i) {
       const auto &spec = kernel->maps[i];
-      if (spec.slot + 2 >= launch->num_slots) {
+      if (size_t(spec.slot) + spec.rank >= launch->num_slots) {
         ok = false;
         break;
       }
+      // The tensor's slots: its pointer, then its dims outermost first; the
+      // map wants them innermost first, with the byte strides of the outer
+      // dims of the row-major tensor.
       uint64_t ptr = launch->slots[spec.slot];
-      uint64_t rows = launch->slots[spec.slot + 1];
-      uint64_t cols = launch->slots[spec.slot + 2];
-      // TMA: 16-byte aligned base and row pitch, dims in [1, 2^32].
-      if (ptr % 16 || (cols * spec.elemBytes) % 16 || rows == 0 || cols == 0 ||
-          rows > (1ull << 32) || cols > (1ull << 32)) {
-        ok = false;
-        break;
+      uint64_t dims[5] = {}, strides[4] = {};
+      uint64_t pitch = spec.elemBytes;
+      // TMA: 16-byte aligned base and strides, dims in [1, 2^32].
+      ok = ptr % 16 == 0;
+      for (uint32_t d = 0; ok && d < spec.rank; ++d) {
+        dims[d] = launch->slots[spec.slot + spec.rank - d];
+        ok = dims[d] >= 1 && dims[d] <= (1ull << 32);
+        if (d > 0) {
+          strides[d - 1] = pitch;
+          ok = ok && pitch % 16 == 0 && pitch < (1ull << 40);
+        }
+        pitch *= dims[d];
       }
-      std::array<uint64_t, 4> key = {i, ptr, rows, cols};
+      if (!ok)
+        break;
+      std::array<uint64_t, 7> key = {i, ptr, dims[0], dims[1],
+                                     dims[2], dims[3], dims[4]};
       std::lock_guard<std::mutex> lock(kernel->mapMutex);
       auto found = kernel->mapCache.find(key);
       if (found == kernel->mapCache.end()) {
         CUtensorMap map;
-        uint64_t dims[2] = {cols, rows}, strides[1] = {cols * spec.elemBytes};
-        uint32_t box[2] = {spec.box[0], spec.box[1]}, elem[2] = {1, 1};
+        uint32_t elem[5] = {1, 1, 1, 1, 1};
         CUresult r = gCu.cuTensorMapEncodeTiled(
-            &map, int(spec.dataType), 2,
-            reinterpret_cast<void *>(uintptr_t(ptr)), dims, strides, box, elem,
-            /*interleave*/ 0, int(spec.swizzle), int(spec.l2),
+            &map, int(spec.dataType), spec.rank,
+            reinterpret_cast<void *>(uintptr_t(ptr)), dims, strides, spec.box,
+            elem, /*interleave*/ 0, int(spec.swizzle), int(spec.l2),
             /*oob fill zeros*/ 0);
         if (r != CUDA_SUCCESS) {
           ok = false;

@@ -163,6 +163,31 @@ private:
   SmallVector<FragmentUse> fragmentUse;
   Location kernelLoc = UnknownLoc::get(body.getContext());
   SmallVector<Operation *> deadTiles;
+  /// Pipelined loops (by `tile.pipeline`) whose copies are whole-tile bulk
+  /// copies completing on per-stage barriers: where their barriers are
+  /// (bytes from the start of shared memory) and how many copies arrive on
+  /// each per stage.
+  struct BulkPipeline {
+    int64_t barriers = 0, stages = 0, copiesPerStage = 0;
+  };
+  std::map<int64_t, BulkPipeline> bulkPipelines;
+  bool usedBulkCopies = false;
+  std::optional<BulkCopy> bulkCopyOf(AsyncCopyOp ac);
+  int64_t planBulkPipelines(KernelOp kernel, int64_t base);
+  const BulkPipeline *bulkPipelineOf(Operation *op) {
+    auto id = op->getAttrOfType<IntegerAttr>("tile.pipeline");
+    if (!id)
+      return nullptr;
+    auto it = bulkPipelines.find(id.getInt());
+    return it == bulkPipelines.end() ? nullptr : &it->second;
+  }
+  Value stageBarrier(const BulkPipeline &p, Value slot) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                                smemBytes);
+    return add(add(base, c(p.barriers)),
+               mul(slot, c(hooks.stageBarrierBytes())));
+  }
+  LogicalResult lowerBulkCopy(AsyncCopyOp ac, const BulkPipeline &p);
 
   // --- small builders ---------------------------------------------------
   Value c(int64_t v) { return idx(b, loc, v); }
@@ -1525,14 +1550,26 @@ LogicalResult Distributor::lowerOp(Operation *op) {
     res = lowerCopy(op, cp.getSrc(), cp.getSrcOffsets(), cp.getDst(),
                     cp.getDstOffsets(), cp.getTranspose(), false);
   } else if (auto ac = dyn_cast<AsyncCopyOp>(op)) {
-    res = lowerCopy(op, ac.getSrc(), ac.getSrcOffsets(), ac.getDst(),
-                    ValueRange{}, false, true);
+    if (const BulkPipeline *bp = bulkPipelineOf(op))
+      res = lowerBulkCopy(ac, *bp);
+    else
+      res = lowerCopy(op, ac.getSrc(), ac.getSrcOffsets(), ac.getDst(),
+                      ValueRange{}, false, true);
   } else if (auto cv = dyn_cast<ConvertLayoutOp>(op)) {
     res = copyTileToTile(op, cv.getSrc(), cv.getDst(), false);
   } else if (isa<CommitGroupOp>(op)) {
-    hooks.emitCommitGroup(b, loc);
+    if (!bulkPipelineOf(op))
+      hooks.emitCommitGroup(b, loc);
   } else if (auto w = dyn_cast<WaitGroupOp>(op)) {
-    hooks.emitWaitGroup(b, loc, w.getPending());
+    // A loop on stage barriers waits for its stage's phase; the drain after
+    // it has nothing left to wait for (every stage it filled was waited).
+    if (const BulkPipeline *bp = bulkPipelineOf(op)) {
+      if (w.getStage().size() == 2)
+        hooks.emitBarrierWait(b, loc, stageBarrier(*bp, w.getStage()[0]),
+                              w.getStage()[1]);
+    } else {
+      hooks.emitWaitGroup(b, loc, w.getPending());
+    }
     barrier();
   } else if (auto sv = dyn_cast<StageViewOp>(op)) {
     auto it = shared.find(sv.getBuffer());
@@ -1601,11 +1638,13 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   threads = kernel.getThreads();
   warpSize = tgt.warpSize;
   numWarps = threads / warpSize;
-  if (auto sb = kernel->getAttrOfType<IntegerAttr>("tile.shared_bytes"))
-    scratchBase = llvm::alignTo(sb.getInt(), 128);
-  else
+  auto sb = kernel->getAttrOfType<IntegerAttr>("tile.shared_bytes");
+  if (!sb)
     return kernel.emitOpError(
         "has no shared-memory plan: run tessera-plan-shared first");
+  scratchBase = llvm::alignTo(sb.getInt(), 128);
+  if (int64_t end = planBulkPipelines(kernel, sb.getInt()); end > 0)
+    scratchBase = llvm::alignTo(end, 128);
   Block &entry = body.front();
   eb.setInsertionPointToStart(&entry);
   loc = kernelLoc = kernel.getLoc();
@@ -1626,6 +1665,22 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     arg.replaceAllUsesWith(gpu::BlockIdOp::create(b, loc, dims[i]));
   Block *parent = kernel->getBlock();
   kb.getTerminator()->erase();
+  // Stage barriers are initialized by one thread before anything else.
+  if (!bulkPipelines.empty()) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        c(0));
+    auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      for (auto &[id, p] : bulkPipelines)
+        for (int64_t s = 0; s < p.stages; ++s)
+          hooks.emitBarrierInit(b, loc, stageBarrier(p, c(s)),
+                                p.copiesPerStage);
+      hooks.emitBarrierInitFence(b, loc);
+    }
+    barrier();
+  }
   parent->getOperations().splice(Block::iterator(kernel), kb.getOperations());
   kernel.erase();
   if (failed(lowerBlock(entry)))
@@ -1667,6 +1722,107 @@ LogicalResult Distributor::run(DistributedKernel &out) {
            << tgt.sharedMemoryPerBlockOptin << " of target '" << tgt.name
            << "'";
   out.fragmentRegisters = fragmentWords;
+  out.bulkCopies = usedBulkCopies;
+  return success();
+}
+
+std::optional<BulkCopy> Distributor::bulkCopyOf(AsyncCopyOp ac) {
+  auto sv = ac.getDst().getDefiningOp<StageViewOp>();
+  auto alloc = sv ? sv.getBuffer().getDefiningOp<AllocOp>() : AllocOp();
+  auto gt = dyn_cast<GlobalTensorType>(ac.getSrc().getType());
+  if (!alloc || !gt)
+    return std::nullopt;
+  auto rt = cast<TileType>(sv.getResult().getType());
+  Type elem = rt.getElementType();
+  if (rt.getRank() != 2 || gt.getRank() < 2 || gt.getElementType() != elem ||
+      ac.getSrcOffsets().size() != size_t(gt.getRank()) ||
+      !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
+    return std::nullopt;
+  BulkCopy bc;
+  bc.tensorRank = gt.getRank();
+  bc.rows = rt.getShape()[0];
+  bc.cols = rt.getShape()[1];
+  bc.elemBytes = elem.getIntOrFloatBitWidth() / 8;
+  if (auto sw = alloc->getAttrOfType<SwizzleAttr>("swizzle")) {
+    bc.blockCols = sw.getBlockCols() > 0 && sw.getBlockCols() < bc.cols
+                       ? sw.getBlockCols()
+                       : 0;
+    int64_t rowElems = bc.blockCols ? bc.blockCols : bc.cols;
+    // Only the descriptor swizzle atoms (16-byte chunks over 8 rows, rows
+    // as long as the atom) are a pattern a bulk copy can write.
+    if (sw.getVec() * bc.elemBytes != 16 ||
+        sw.getPerPhase() * sw.getMaxPhase() != 8 ||
+        rowElems * bc.elemBytes != 16 * sw.getMaxPhase())
+      return std::nullopt;
+    bc.swizzleBytes = int(16 * sw.getMaxPhase());
+  }
+  if (!hooks.canBulkCopy(bc))
+    return std::nullopt;
+  return bc;
+}
+
+/// Decides which pipelined loops of `kernel` run on stage barriers and bulk
+/// copies (all of a loop's copies must be bulk copies the backend accepts)
+/// and places their barriers from byte `base` on; returns the end of the
+/// barriers (0 when there are none).
+int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
+  std::map<int64_t, SmallVector<AsyncCopyOp>> copies;
+  std::map<int64_t, bool> waitsOnStages;
+  kernel.walk([&](Operation *op) {
+    auto id = op->getAttrOfType<IntegerAttr>("tile.pipeline");
+    if (!id)
+      return;
+    if (auto ac = dyn_cast<AsyncCopyOp>(op))
+      copies[id.getInt()].push_back(ac);
+    if (auto w = dyn_cast<WaitGroupOp>(op); w && w.getStage().size() == 2)
+      waitsOnStages[id.getInt()] = true;
+  });
+  int64_t bytes = hooks.stageBarrierBytes();
+  int64_t at = llvm::alignTo(base, bytes), end = 0;
+  for (auto &[id, list] : copies) {
+    if (!waitsOnStages[id])
+      continue;
+    auto sv = list.front().getDst().getDefiningOp<StageViewOp>();
+    if (!sv)
+      continue;
+    int64_t stages = cast<TileType>(sv.getBuffer().getType()).getShape()[0];
+    if (stages < 2 || list.size() % stages)
+      continue;
+    if (!llvm::all_of(list, [&](AsyncCopyOp ac) {
+          return bulkCopyOf(ac).has_value();
+        }))
+      continue;
+    BulkPipeline p;
+    p.barriers = at;
+    p.stages = stages;
+    p.copiesPerStage = int64_t(list.size()) / stages;
+    bulkPipelines[id] = p;
+    at += stages * bytes;
+    end = at;
+  }
+  return end;
+}
+
+LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
+                                         const BulkPipeline &p) {
+  std::optional<BulkCopy> bc = bulkCopyOf(ac);
+  auto it = shared.find(ac.getDst());
+  auto sv = ac.getDst().getDefiningOp<StageViewOp>();
+  if (!bc || it == shared.end() || !sv)
+    return ac.emitOpError("internal: a bulk copy changed its mind");
+  const SharedTile &d = it->second;
+  Value mem = globalMemref(ac.getSrc());
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  OpBuilder::InsertionGuard gd(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  Value bar = stageBarrier(p, sv.getStage());
+  hooks.emitBarrierArriveExpect(b, loc, bar,
+                                bc->rows * bc->cols * bc->elemBytes);
+  hooks.emitBulkCopy(b, loc, *bc, mem, ac.getSrcOffsets(),
+                     sharedAddress(d, d.base), bar);
+  usedBulkCopies = true;
   return success();
 }
 

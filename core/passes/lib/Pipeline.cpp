@@ -4,7 +4,8 @@
 // shared tiles (a leading stage dim, tile.stage_view per iteration):
 //   prologue:  for s in 0..S-2: if (lb + s*step < ub) async_copy -> slot s;
 //              commit_group
-//   loop:      wait_group pending = S-2        (iteration i's data landed)
+//   loop:      wait_group pending = S-2 stage(i % S, (i / S) % 2)
+//                                              (iteration i's data landed)
 //              compute on slot i % S
 //              if (i + (S-1)*step < ub) async_copy -> slot (i + S-1) % S
 //              commit_group
@@ -14,6 +15,10 @@
 // induction variable and loop-invariant values, are pipelined. S is lowered
 // to 1 when the target has no asynchronous copy (`async_copy = "none"`) and
 // to what fits in the target's shared memory; S = 1 gives a plain scf.for.
+// The copies, commits and waits of the k-th pipelined loop of a kernel carry
+// `tile.pipeline = k`, and the loop's wait names the slot and the phase of
+// its stage, so that distribution may give the loop per-stage transaction
+// barriers instead of group counts (TargetHooks::canBulkCopy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +59,10 @@ bool sliceOf(Value v, Block *body, llvm::SetVector<Operation *> &slice) {
   return true;
 }
 
+/// The number of the pipelined loop (within its kernel) that an async copy,
+/// commit or wait belongs to.
+constexpr llvm::StringLiteral kPipelineAttr = "tile.pipeline";
+
 struct Candidate {
   CopyOp copy;
   AllocOp alloc;
@@ -61,7 +70,7 @@ struct Candidate {
 };
 
 void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
-                  int64_t kernelSharedBytes) {
+                  int64_t kernelSharedBytes, int64_t id) {
   Block *body = &p.getBodyBlock();
   int64_t S = p.getNumStages();
   SmallVector<Candidate> cands;
@@ -184,8 +193,10 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
       for (const char *n : {"layout", "vector_bytes"})
         if (Attribute a = cands[i].copy->getAttr(n))
           ac->setAttr(n, a);
+      ac->setAttr(kPipelineAttr, ib.getI64IntegerAttr(id));
     }
-    CommitGroupOp::create(ob, loc);
+    CommitGroupOp::create(ob, loc)->setAttr(kPipelineAttr,
+                                            ob.getI64IntegerAttr(id));
   };
   // Prologue: the first S-1 stages.
   b.setInsertionPoint(forOp);
@@ -202,7 +213,12 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   Value t = arith::DivUIOp::create(
       fb, loc, arith::SubIOp::create(fb, loc, iv, lb), step);
   Value slot = arith::RemUIOp::create(fb, loc, t, cst(fb, S));
-  WaitGroupOp::create(fb, loc, S - 2);
+  // The stage this iteration reads and the parity of its barrier's phase
+  // (how often the slot was filled before, mod 2).
+  Value phase = arith::RemUIOp::create(
+      fb, loc, arith::DivUIOp::create(fb, loc, t, cst(fb, S)), cst(fb, 2));
+  WaitGroupOp::create(fb, loc, S - 2, ValueRange{slot, phase})
+      ->setAttr(kPipelineAttr, fb.getI64IntegerAttr(id));
   for (size_t i = 0; i < cands.size(); ++i) {
     Value view = StageViewOp::create(fb, loc, cands[i].alloc.getType(),
                                      buffers[i], slot);
@@ -218,7 +234,8 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   issue(fb, next, nslot);
   // Epilogue: drain.
   b.setInsertionPointAfter(forOp);
-  WaitGroupOp::create(b, loc, 0);
+  WaitGroupOp::create(b, loc, 0, ValueRange{})
+      ->setAttr(kPipelineAttr, b.getI64IntegerAttr(id));
   for (auto &c : cands) {
     c.copy.erase();
     c.alloc.erase();
@@ -248,8 +265,9 @@ struct PipelinePass : TargetPass<PipelinePass> {
       });
       SmallVector<PipelinedOp> loops;
       k.walk([&](PipelinedOp p) { loops.push_back(p); });
+      int64_t id = 0;
       for (PipelinedOp p : loops)
-        pipelineLoop(p, t, shared);
+        pipelineLoop(p, t, shared, id++);
     }
   }
 };

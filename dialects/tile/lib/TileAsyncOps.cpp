@@ -42,5 +42,8 @@ LogicalResult AsyncCopyOp::verify() {
 LogicalResult WaitGroupOp::verify() {
   if (getPending() < 0)
     return emitOpError("pending must be non-negative");
+  if (!getStage().empty() && getStage().size() != 2)
+    return emitOpError("stage takes a slot and a phase, got ")
+           << getStage().size() << " values";
   return success();
 }

@@ -15,7 +15,7 @@
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/a/kernel.sm_80.ptx
 
 // CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
-// CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm_fp8[80] = {84, 77, 65, 49, 2, 0, 0, 0, 128, 0, 0, 0, {{[0-9]+, [0-9]+, [0-9]+, [0-9]+}}, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 128, 0, 0, 0, 128, 0, 0, 0, 3, 0, 0, 0
+// CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm_fp8[112] = {84, 77, 65, 50, 2, 0, 0, 0, 128, 0, 0, 0, {{[0-9]+, [0-9]+, [0-9]+, [0-9]+}}, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 128, 0, 0, 0, 128, 0, 0, 0
 // CHECK: .visible .entry tessera_kernel_gemm_fp8__fallback(
 // CHECK-NOT: mma.sync
 // CHECK: .visible .entry tessera_kernel_gemm_fp8(

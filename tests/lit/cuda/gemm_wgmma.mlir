@@ -13,7 +13,7 @@
 // RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
 
 // CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
-// CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm[80]
+// CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm[112]
 // CHECK: .visible .entry tessera_kernel_gemm__fallback(
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK: .visible .entry tessera_kernel_gemm(

@@ -27,6 +27,9 @@ struct DistributedKernel {
   int64_t sharedBytes = 0;
   /// 32-bit registers its fragments take per thread.
   int64_t fragmentRegisters = 0;
+  /// Whether some pipelined loop copies by TargetHooks::emitBulkCopy (a
+  /// backend whose bulk copies can fail at launch keeps a twin without).
+  bool bulkCopies = false;
 };
 
 /// Distributes the tile ops of `body`, the single-block region of a function

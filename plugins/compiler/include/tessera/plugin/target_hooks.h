@@ -67,6 +67,22 @@ struct MmaOperandRef {
   bool transposed = false;
 };
 
+/// A whole rank-2 shared tile filled from a global tensor by one
+/// asynchronous copy (TargetHooks::canBulkCopy): what a backend needs to
+/// know at compile time.
+struct BulkCopy {
+  /// Rank of the global tensor; the tile covers its last two dims.
+  int64_t tensorRank = 2;
+  /// The tile as stored: rows x cols elements of elemBytes bytes, in column
+  /// blocks of blockCols columns (0: one block), each block row-major.
+  int64_t rows = 0, cols = 0, blockCols = 0;
+  int elemBytes = 0;
+  /// 0: the blocks are dense row-major; 32, 64 or 128: the 16-byte chunks of
+  /// each row are XOR-permuted by the row's index as matrix descriptors'
+  /// swizzle atoms of that many bytes do (the block's rows are that long).
+  int swizzleBytes = 0;
+};
+
 class TargetHooks {
 public:
   virtual ~TargetHooks() = default;
@@ -153,6 +169,43 @@ public:
   /// adds the block barrier).
   virtual void emitWaitGroup(mlir::OpBuilder &, mlir::Location,
                              int64_t /*pending*/) {}
+
+  /// Whole-tile asynchronous copies (a tensor-memory accelerator): one
+  /// thread copies a tile of a global tensor into shared memory, and the copy
+  /// completes on a stage barrier in shared memory that counts the bytes it
+  /// expects. Distribution moves a pipelined loop to them when the backend
+  /// accepts every copy of the loop; the loop's waits then wait on the
+  /// stage's barrier instead of on group counts.
+  ///
+  /// Whether emitBulkCopy can copy `c`.
+  virtual bool canBulkCopy(const BulkCopy & /*c*/) const { return false; }
+  /// Issues the copy of `c` (called by one thread) from `tensor` (the global
+  /// row-major memref) at `offsets` (one index per tensor dim: the tile's
+  /// first element) to the shared tile at address `shared` (its element
+  /// (0, 0); `index`), completing on the stage barrier at `barrier`.
+  virtual void emitBulkCopy(mlir::OpBuilder &, mlir::Location,
+                            const BulkCopy &, mlir::Value /*tensor*/,
+                            mlir::ValueRange /*offsets*/,
+                            mlir::Value /*shared*/, mlir::Value /*barrier*/) {}
+  /// Bytes (and alignment) of one stage barrier.
+  virtual int64_t stageBarrierBytes() const { return 8; }
+  /// Initializes the barrier at `barrier` (called by one thread; the core
+  /// then calls emitBarrierInitFence and a block barrier) to complete each
+  /// phase after `arrivals` arrivals and their expected bytes.
+  virtual void emitBarrierInit(mlir::OpBuilder &, mlir::Location,
+                               mlir::Value /*barrier*/, int64_t /*arrivals*/) {}
+  /// Makes barrier initializations visible to the copy engine.
+  virtual void emitBarrierInitFence(mlir::OpBuilder &, mlir::Location) {}
+  /// One arrival on `barrier` that also expects `bytes` more bytes of copies
+  /// in the current phase.
+  virtual void emitBarrierArriveExpect(mlir::OpBuilder &, mlir::Location,
+                                       mlir::Value /*barrier*/,
+                                       int64_t /*bytes*/) {}
+  /// Waits until the phase of parity `phase` (an `index`, 0 or 1) of
+  /// `barrier` has completed.
+  virtual void emitBarrierWait(mlir::OpBuilder &, mlir::Location,
+                               mlir::Value /*barrier*/, mlir::Value /*phase*/) {
+  }
 
   /// A block-wide barrier that also orders shared-memory accesses.
   virtual void emitBarrier(mlir::OpBuilder &b, mlir::Location loc);

@@ -91,12 +91,24 @@ def Tile_WaitGroupOp : Tile_Op<"wait_group"> {
     the completed groups and every thread has finished reading the buffers
     that later copies will overwrite.
 
+    The optional `stage(%slot, %phase)` names what the wait is for in terms
+    a backend with per-stage transaction barriers (TMA and mbarriers) uses
+    instead of group counts: the data of stage buffer `slot`, whose
+    barrier completes its phase `phase` (0 or 1, the parity of how often the
+    slot was filled before) when it lands. `tessera-pipeline` adds it, and
+    tags the async copies, commits and waits of each pipelined loop with the
+    loop's number (`tile.pipeline`), so a backend may move a whole loop to
+    such barriers.
+
     ```mlir
     tile.wait_group pending = 1
+    tile.wait_group pending = 2 stage(%slot, %phase)
     ```
   }];
-  let arguments = (ins I64Attr:$pending);
-  let assemblyFormat = "`pending` `=` $pending attr-dict";
+  let arguments = (ins I64Attr:$pending, Variadic<Index>:$stage);
+  let assemblyFormat = [{
+    `pending` `=` $pending (`stage` `(` $stage^ `)`)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 
