@@ -476,9 +476,8 @@ void CudaTargetHooks::emitBulkCopy(OpBuilder &b, Location loc,
   // The map's address: a placeholder NvptxCodegen turns into the address of
   // the index-th tensor-map parameter.
   MLIRContext *ctx = b.getContext();
-  auto module = b.getInsertionBlock()
-                    ->getParentOp()
-                    ->getParentOfType<gpu::GPUModuleOp>();
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<gpu::GPUModuleOp>();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   if (module && !module.lookupSymbol(kTmaMapFn)) {
     OpBuilder mb(ctx);
@@ -508,8 +507,7 @@ void CudaTargetHooks::emitBulkCopy(OpBuilder &b, Location loc,
   for (int64_t blk = 0; blk < blocks; ++blk) {
     SmallVector<Value> ops{
         p.add(dst32, p.c32(blk * c.rows * inner * c.elemBytes)), map};
-    ops.push_back(
-        toI32(p, p.add(offsets[rank - 1], p.ci(blk * inner))));
+    ops.push_back(toI32(p, p.add(offsets[rank - 1], p.ci(blk * inner))));
     for (int64_t d = rank - 2; d >= 0; --d)
       ops.push_back(toI32(p, offsets[d]));
     ops.push_back(bar32);
@@ -517,8 +515,8 @@ void CudaTargetHooks::emitBulkCopy(OpBuilder &b, Location loc,
   }
 }
 
-void CudaTargetHooks::emitBarrierInit(OpBuilder &b, Location loc,
-                                      Value barrier, int64_t arrivals) {
+void CudaTargetHooks::emitBarrierInit(OpBuilder &b, Location loc, Value barrier,
+                                      int64_t arrivals) {
   PtxEmitter p(b, loc);
   p.asmOp("mbarrier.init.shared::cta.b64 [$0], $1;", "r,r",
           ValueRange{toI32(p, barrier), p.c32(arrivals)});
@@ -533,15 +531,33 @@ void CudaTargetHooks::emitBarrierInitFence(OpBuilder &b, Location loc) {
 void CudaTargetHooks::emitBarrierArriveExpect(OpBuilder &b, Location loc,
                                               Value barrier, int64_t bytes) {
   PtxEmitter p(b, loc);
+  if (bytes == 0) {
+    p.asmOp("mbarrier.arrive.shared::cta.b64 _, [$0];", "r",
+            ValueRange{toI32(p, barrier)});
+    return;
+  }
   p.asmOp("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r",
           ValueRange{toI32(p, barrier), p.c32(bytes)});
 }
 
-void CudaTargetHooks::emitBarrierWait(OpBuilder &b, Location loc,
-                                      Value barrier, Value phase) {
+void CudaTargetHooks::emitBarrierWait(OpBuilder &b, Location loc, Value barrier,
+                                      Value phase) {
   PtxEmitter p(b, loc);
   p.asmOp("{\n.reg .pred P1;\nTESSERA_WAIT:\n"
           "mbarrier.try_wait.parity.shared::cta.b64 P1, [$0], $1;\n"
           "@P1 bra TESSERA_DONE;\nbra TESSERA_WAIT;\nTESSERA_DONE:\n}",
           "r,r", ValueRange{toI32(p, barrier), toI32(p, phase)});
+}
+
+int64_t CudaTargetHooks::copyWarpThreads() const {
+  return wgmma && bulkCopies && warpSpecialization ? 32 : 0;
+}
+
+void CudaTargetHooks::emitPartialBarrier(OpBuilder &b, Location loc,
+                                         int64_t threads) {
+  PtxEmitter p(b, loc);
+  if (wgmma)
+    p.asmOp("fence.proxy.async.shared::cta;", "", ValueRange{});
+  // Named barrier 1 (0 is the block's): the first `threads` threads.
+  p.asmOp("bar.sync 1, $0;", "r", ValueRange{p.c32(threads)});
 }

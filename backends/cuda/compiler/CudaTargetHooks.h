@@ -5,9 +5,10 @@
 // and their groups; on sm_90a wgmma atoms with shared operands read through
 // matrix descriptors built from the tile's swizzle (and A from registers),
 // fenced per tile.gemm, and TMA tile copies (cp.async.bulk.tensor through
-// tensor maps the runtime builds at launch) completing on mbarriers. Shuffles keep the portable gpu-dialect default;
-// barriers on sm_90a first fence generic-proxy shared-memory writes for the
-// async proxy (wgmma reads shared memory through it).
+// tensor maps the runtime builds at launch) completing on mbarriers. Shuffles
+// keep the portable gpu-dialect default; barriers on sm_90a first fence
+// generic-proxy shared-memory writes for the async proxy (wgmma reads shared
+// memory through it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_BACKENDS_CUDA_CUDATARGETHOOKS_H
@@ -24,7 +25,6 @@ namespace tessera::cuda {
 /// the address of the i-th tensor map: an extra 128-byte grid-constant
 /// kernel parameter after the slots (NvptxCodegen appends the parameters).
 inline constexpr llvm::StringLiteral kTmaMapFn = "__tessera_tma_map";
-
 
 class CudaTargetHooks final : public TargetHooks {
 public:
@@ -78,6 +78,10 @@ public:
   void emitBarrierWait(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value barrier, mlir::Value phase) override;
 
+  int64_t copyWarpThreads() const override;
+  void emitPartialBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                          int64_t threads) override;
+
   /// A tensor map the kernel being distributed uses (its index is its place
   /// in tensorMaps()): the descriptor words after the slot (LowerTileToGpu.h).
   struct TensorMap {
@@ -92,10 +96,13 @@ public:
   std::vector<TensorMap> takeTensorMaps() { return std::move(maps); }
   /// Whether bulk copies may be used (off for a TMA kernel's twin).
   void setBulkCopies(bool on) { bulkCopies = on; }
+  /// Whether loops on TMA copies get a copy warp.
+  void setWarpSpecialization(bool on) { warpSpecialization = on; }
 
 private:
   bool wgmma;
   bool bulkCopies = true;
+  bool warpSpecialization = false;
   std::vector<TensorMap> maps;
 };
 

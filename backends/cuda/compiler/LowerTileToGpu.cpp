@@ -177,22 +177,22 @@ gpu::GPUFuncOp createKernelFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
 
 /// The descriptor global of a kernel with TMA copies (LowerTileToGpu.h):
 /// its tensor maps and what its twin without TMA needs to launch.
-void addTensorMapDescriptor(gpu::GPUFuncOp fn,
-                            ArrayRef<tessera::cuda::CudaTargetHooks::TensorMap> maps,
-                            int64_t twinThreads, int64_t twinShared) {
+void addTensorMapDescriptor(
+    gpu::GPUFuncOp fn, ArrayRef<tessera::cuda::CudaTargetHooks::TensorMap> maps,
+    int64_t twinThreads, int64_t twinShared) {
   OpBuilder b(fn);
   b.setInsertionPointAfter(fn);
   SmallVector<int32_t> words = {(int32_t)tessera::cuda::kTmaMagic,
-                                (int32_t)maps.size(),
-                                (int32_t)twinThreads, (int32_t)twinShared};
+                                (int32_t)maps.size(), (int32_t)twinThreads,
+                                (int32_t)twinShared};
   for (const auto &m : maps) {
     // CU_TENSOR_MAP_DATA_TYPE_UINT8/16/32/64: a copy moves bytes.
     int32_t dtype = m.elemBytes == 1   ? 0
                     : m.elemBytes == 2 ? 1
                     : m.elemBytes == 4 ? 2
                                        : 4;
-    words.append({(int32_t)m.slot, (int32_t)m.rank, dtype,
-                  (int32_t)m.elemBytes, (int32_t)m.swizzle,
+    words.append({(int32_t)m.slot, (int32_t)m.rank, dtype, (int32_t)m.elemBytes,
+                  (int32_t)m.swizzle,
                   /*L2 promotion 128B*/ 2});
     for (int64_t d : m.box)
       words.push_back((int32_t)d);
@@ -256,8 +256,8 @@ LogicalResult tryFastPath(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
         m.box[1] = box[1];
         return m;
       };
-      addTensorMapDescriptor(fn, {mapOf(g.aSlot, g.boxA), mapOf(g.bSlot, g.boxB)},
-                             128, fbBytes);
+      addTensorMapDescriptor(
+          fn, {mapOf(g.aSlot, g.boxA), mapOf(g.bSlot, g.boxB)}, 128, fbBytes);
       sharedBytes = planSharedMemory(fn, g.sharedBytes);
       fn->setAttr("tessera.shared_bytes", b.getI64IntegerAttr(sharedBytes));
       matched = true;
@@ -760,6 +760,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       return a.kind == tessera::target::MmaKind::Wgmma;
     });
     CudaTargetHooks hooks(hasWgmma);
+    // A copy warp for loops on TMA copies is opt-in for now
+    // (TESSERA_CUDA_WARP_SPECIALIZATION=1): on the H100 it is slower than
+    // thread 0 issuing the copies for most of the zoo (docs/benchmarks.md).
+    const char *ws = std::getenv("TESSERA_CUDA_WARP_SPECIALIZATION");
+    hooks.setWarpSpecialization(ws && *ws && std::string(ws) != "0");
     PassManager pm(ctx);
     if (options.printIRAfterAll) {
       ctx->disableMultithreading();
@@ -788,8 +793,8 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       twin.setName((fn.getName() + kFallbackSuffix).str());
       auto distribute = [&](gpu::GPUFuncOp k,
                             tessera::passes::DistributedKernel &dk) {
-        if (failed(tessera::passes::distributeKernel(k.getBody(), *desc,
-                                                     hooks, dk)))
+        if (failed(tessera::passes::distributeKernel(k.getBody(), *desc, hooks,
+                                                     dk)))
           return failure();
         k.walk([](tile::ReturnOp r) {
           OpBuilder b(r);
@@ -809,6 +814,15 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       hooks.setBulkCopies(true);
       if (failed(distribute(fn, dk)))
         return failure();
+      // A warp-specialized kernel launches with its copy warp.
+      if (auto t = fn->getAttrOfType<IntegerAttr>(kThreadsAttr);
+          t && dk.threads > t.getInt()) {
+        fn.setKnownBlockSizeAttr(
+            DenseI32ArrayAttr::get(ctx, {(int32_t)dk.threads, 1, 1}));
+        fn->setAttr(kThreadsAttr, OpBuilder(ctx).getI64IntegerAttr(dk.threads));
+        fn->setAttr("tessera.threads_override",
+                    OpBuilder(ctx).getI64IntegerAttr(dk.threads));
+      }
       std::vector<CudaTargetHooks::TensorMap> maps = hooks.takeTensorMaps();
       if (dk.bulkCopies) {
         if (maps.size() > kMaxTensorMaps)

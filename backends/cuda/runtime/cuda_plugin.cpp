@@ -736,7 +736,8 @@ static int cudaKernelGet(tessera_plugin_module module, const char *name,
     for (uint32_t i = 0; !bad && i < n; ++i) {
       const uint32_t *m = &w[4 + 12 * i];
       bad = m[1] < 1 || m[1] > 5;
-      tessera_plugin_kernel_s::MapSpec spec{m[0], m[1], m[2], m[3], m[4], m[5], {}};
+      tessera_plugin_kernel_s::MapSpec spec{m[0], m[1], m[2], m[3],
+                                            m[4], m[5], {}};
       for (int d = 0; d < 5; ++d)
         spec.box[d] = m[6 + d];
       k->maps.push_back(spec);
@@ -783,8 +784,8 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
   uint32_t block[3] = {launch->block[0], launch->block[1], launch->block[2]};
   uint32_t shared = launch->shared_bytes;
   if (!kernel->maps.empty()) {
-    bool ok = kernel->maps.size() <= kMaxTensorMaps &&
-              gCu.cuTensorMapEncodeTiled;
+    bool ok =
+        kernel->maps.size() <= kMaxTensorMaps && gCu.cuTensorMapEncodeTiled;
     for (size_t i = 0; ok && i < kernel->maps.size(); ++i) {
       const auto &spec = kernel->maps[i];
       if (size_t(spec.slot) + spec.rank >= launch->num_slots) {
@@ -810,7 +811,7 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
       }
       if (!ok)
         break;
-      std::array<uint64_t, 7> key = {i, ptr, dims[0], dims[1],
+      std::array<uint64_t, 7> key = {i,       ptr,     dims[0], dims[1],
                                      dims[2], dims[3], dims[4]};
       std::lock_guard<std::mutex> lock(kernel->mapMutex);
       auto found = kernel->mapCache.find(key);

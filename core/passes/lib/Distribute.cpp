@@ -169,7 +169,14 @@ private:
   /// each per stage.
   struct BulkPipeline {
     int64_t barriers = 0, stages = 0, copiesPerStage = 0;
+    /// The consumers' release barriers of a warp-specialized loop (bytes
+    /// from the start of shared memory), or -1.
+    int64_t empties = -1;
   };
+  /// >0: the kernel is warp-specialized; its own threads (this many) are
+  /// the consumers and block barriers are among them only.
+  int64_t consumerThreads = 0;
+  void specialize(KernelOp kernel);
   std::map<int64_t, BulkPipeline> bulkPipelines;
   bool usedBulkCopies = false;
   std::optional<BulkCopy> bulkCopyOf(AsyncCopyOp ac);
@@ -182,9 +189,15 @@ private:
     return it == bulkPipelines.end() ? nullptr : &it->second;
   }
   Value stageBarrier(const BulkPipeline &p, Value slot) {
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
-                                                                smemBytes);
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBytes);
     return add(add(base, c(p.barriers)),
+               mul(slot, c(hooks.stageBarrierBytes())));
+  }
+  Value emptyBarrier(const BulkPipeline &p, Value slot) {
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBytes);
+    return add(add(base, c(p.empties)),
                mul(slot, c(hooks.stageBarrierBytes())));
   }
   LogicalResult lowerBulkCopy(AsyncCopyOp ac, const BulkPipeline &p);
@@ -203,7 +216,12 @@ private:
   Value ult(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
   }
-  void barrier() { hooks.emitBarrier(b, loc); }
+  void barrier() {
+    if (consumerThreads)
+      hooks.emitPartialBarrier(b, loc, consumerThreads);
+    else
+      hooks.emitBarrier(b, loc);
+  }
 
   // --- tiles --------------------------------------------------------------
   LogicalResult lowerAlloc(AllocOp op);
@@ -1446,7 +1464,8 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
   if (deferrable && hooks.deferMmaWait(b, loc, *atom)) {
     // Every thread's previous atoms are done before any thread overwrites
     // their shared operands.
-    if (numWarps > atom->warps)
+    // (In a warp-specialized loop each warp releases the stage itself.)
+    if (numWarps > atom->warps && !consumerThreads)
       barrier();
     OpBuilder::InsertionGuard gd(b);
     b.setInsertionPointAfter(loop);
@@ -1563,14 +1582,20 @@ LogicalResult Distributor::lowerOp(Operation *op) {
   } else if (auto w = dyn_cast<WaitGroupOp>(op)) {
     // A loop on stage barriers waits for its stage's phase; the drain after
     // it has nothing left to wait for (every stage it filled was waited).
+    // In a warp-specialized loop the stage's barrier is all the consumers
+    // need: the copy warp waits for their releases before it refills.
+    bool staged = false;
     if (const BulkPipeline *bp = bulkPipelineOf(op)) {
-      if (w.getStage().size() == 2)
+      if (w.getStage().size() == 2) {
         hooks.emitBarrierWait(b, loc, stageBarrier(*bp, w.getStage()[0]),
                               w.getStage()[1]);
+        staged = bp->empties >= 0;
+      }
     } else {
       hooks.emitWaitGroup(b, loc, w.getPending());
     }
-    barrier();
+    if (!staged)
+      barrier();
   } else if (auto sv = dyn_cast<StageViewOp>(op)) {
     auto it = shared.find(sv.getBuffer());
     if (it == shared.end())
@@ -1656,6 +1681,10 @@ LogicalResult Distributor::run(DistributedKernel &out) {
       gpu::AddressSpaceAttr::get(eb.getContext(),
                                  gpu::AddressSpace::Workgroup));
   smemBytes = gpu::DynamicSharedMemoryOp::create(eb, loc, bytesTy);
+  specialize(kernel);
+  for (auto &[id, p] : bulkPipelines)
+    if (!consumerThreads)
+      p.empties = -1;
   // The kernel's region becomes straight-line code in the function.
   static const gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
                                         gpu::Dimension::z};
@@ -1667,19 +1696,23 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   kb.getTerminator()->erase();
   // Stage barriers are initialized by one thread before anything else.
   if (!bulkPipelines.empty()) {
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        c(0));
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0));
     auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     {
       OpBuilder::InsertionGuard gd(b);
       b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
       for (auto &[id, p] : bulkPipelines)
-        for (int64_t s = 0; s < p.stages; ++s)
+        for (int64_t s = 0; s < p.stages; ++s) {
           hooks.emitBarrierInit(b, loc, stageBarrier(p, c(s)),
                                 p.copiesPerStage);
+          if (p.empties >= 0)
+            hooks.emitBarrierInit(b, loc, emptyBarrier(p, c(s)), numWarps);
+        }
       hooks.emitBarrierInitFence(b, loc);
     }
-    barrier();
+    // Every thread, the copy warp's too.
+    hooks.emitBarrier(b, loc);
   }
   parent->getOperations().splice(Block::iterator(kernel), kb.getOperations());
   kernel.erase();
@@ -1723,7 +1756,209 @@ LogicalResult Distributor::run(DistributedKernel &out) {
            << "'";
   out.fragmentRegisters = fragmentWords;
   out.bulkCopies = usedBulkCopies;
+  out.threads = threads + (consumerThreads ? hooks.copyWarpThreads() : 0);
   return success();
+}
+
+/// Warp specialization (TargetHooks::copyWarpThreads): a kernel whose one
+/// pipelined loop runs on stage barriers, at the top level of its body, gets
+/// a copy warp after its threads:
+///   allocs
+///   if (tid >= threads) {                 // the copy warp
+///     if (tid == threads)
+///       for each iteration t of the loop:
+///         if (t >= S) wait until the consumers released stage t % S
+///         copies of iteration t -> stage t % S
+///   } else {                              // the kernel's threads
+///     the body, without the prologue's copies; in the loop, where the
+///     copies of iteration t + S - 1 were issued, each warp releases stage
+///     (t - 1) % S (its reads of it are done: the deferred MMA wait)
+///   }
+/// The copies' offsets and the loop bounds must be pure functions of values
+/// the copy warp can recompute; otherwise the kernel stays as it is.
+void Distributor::specialize(KernelOp kernel) {
+  int64_t extra = hooks.copyWarpThreads();
+  if (extra <= 0 || bulkPipelines.size() != 1)
+    return;
+  Block &kb = kernel.getBodyBlock();
+  SmallVector<scf::ForOp> loops;
+  kernel.walk([&](scf::ForOp f) {
+    if (f->hasAttr("tile.num_stages"))
+      loops.push_back(f);
+  });
+  if (loops.size() != 1 || loops[0]->getBlock() != &kb)
+    return;
+  scf::ForOp loop = loops[0];
+  int64_t id = bulkPipelines.begin()->first;
+  BulkPipeline &pipe = bulkPipelines.begin()->second;
+  auto ours = [&](Operation *op) {
+    auto a = op->getAttrOfType<IntegerAttr>("tile.pipeline");
+    return a && a.getInt() == id;
+  };
+  auto copiesIn = [&](Operation *op) {
+    int64_t n = 0;
+    op->walk([&](AsyncCopyOp ac) { n += ours(ac); });
+    return n;
+  };
+  int64_t total = copiesIn(kernel);
+  // The loop's issue (an scf.if on `next < ub`) and the prologue's.
+  scf::IfOp issue;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto i = dyn_cast<scf::IfOp>(op); i && copiesIn(i)) {
+      if (issue)
+        return;
+      issue = i;
+    }
+  if (!issue || issue.getNumResults() || !issue.getElseRegion().empty())
+    return;
+  SmallVector<Operation *> prologue;
+  int64_t found = copiesIn(issue);
+  for (Operation &op : kb) {
+    if (&op == loop.getOperation())
+      break;
+    if (auto i = dyn_cast<scf::IfOp>(op); i && copiesIn(i)) {
+      prologue.push_back(i);
+      found += copiesIn(i);
+    }
+  }
+  if (found != total || total == 0)
+    return;
+  auto cmp = issue.getCondition().getDefiningOp<arith::CmpIOp>();
+  StageViewOp view;
+  issue.walk([&](StageViewOp v) { view = v; });
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::ult || !view)
+    return;
+  Value next = cmp.getLhs(), nslot = view.getStage();
+  // Every alloc at the top level (they move before the split).
+  bool allocsTop = true;
+  kernel.walk([&](AllocOp a) { allocsTop &= a->getBlock() == &kb; });
+  if (!allocsTop)
+    return;
+
+  // What the copy warp recomputes: the pure producers of the loop bounds and
+  // of every value the issue uses from outside it (but next and nslot).
+  llvm::SetVector<Operation *> slice;
+  bool pure = true;
+  std::function<void(Value)> need = [&](Value v) {
+    if (!pure || v == next || v == nslot)
+      return;
+    Operation *d = v.getDefiningOp();
+    if (!d) {
+      // Block arguments: the kernel's block ids are fine; the loop's
+      // induction variable (or another loop's) is not.
+      auto arg = cast<BlockArgument>(v);
+      if (arg.getOwner() != &kb &&
+          kernel->isAncestor(arg.getOwner()->getParentOp()))
+        pure = false;
+      return;
+    }
+    if (issue->isAncestor(d) || isa<AllocOp>(d) || !kernel->isAncestor(d))
+      return;
+    if (slice.contains(d))
+      return;
+    if (d->getNumRegions() || (!isMemoryEffectFree(d) && !isa<DimOp>(d))) {
+      pure = false;
+      return;
+    }
+    for (Value o : d->getOperands())
+      need(o);
+    slice.insert(d);
+  };
+  need(loop.getLowerBound());
+  need(loop.getUpperBound());
+  need(loop.getStep());
+  for (Operation &top : issue.thenBlock()->without_terminator())
+    top.walk([&](Operation *op) {
+      for (Value o : op->getOperands())
+        need(o);
+    });
+  if (!pure)
+    return;
+
+  // Allocs first, then the split.
+  Operation *firstOp = &kb.front();
+  for (Operation &op : llvm::make_early_inc_range(kb))
+    if (isa<AllocOp>(op) && &op != firstOp)
+      op.moveBefore(firstOp);
+  OpBuilder::InsertionGuard gd(b);
+  Operation *afterAllocs = &kb.front();
+  while (isa<AllocOp>(afterAllocs))
+    afterAllocs = afterAllocs->getNextNode();
+  b.setInsertionPoint(afterAllocs);
+  Location l = loop.getLoc();
+  loc = l;
+  Value isCopyWarp =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, tid, c(threads));
+  auto split = scf::IfOp::create(b, l, isCopyWarp, /*withElse=*/true);
+  // The consumers: everything after the split.
+  Block *consumers = split.elseBlock();
+  for (Operation &op : llvm::make_early_inc_range(kb)) {
+    if (&op == split.getOperation() || isa<AllocOp>(op) ||
+        op.hasTrait<OpTrait::IsTerminator>() ||
+        split->isBeforeInBlock(&op) == false)
+      continue;
+    op.moveBefore(consumers->getTerminator());
+  }
+  // The copy warp.
+  b.setInsertionPoint(split.thenBlock()->getTerminator());
+  Value one =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, tid, c(threads));
+  auto only = scf::IfOp::create(b, l, one, /*withElse=*/false);
+  b.setInsertionPoint(only.thenBlock()->getTerminator());
+  IRMapping map;
+  for (Operation *op : slice)
+    b.clone(*op, map);
+  Value lb = map.lookupOrDefault(loop.getLowerBound());
+  Value ub = map.lookupOrDefault(loop.getUpperBound());
+  Value step = map.lookupOrDefault(loop.getStep());
+  auto fill = scf::ForOp::create(b, l, lb, ub, step);
+  b.setInsertionPoint(fill.getBody()->getTerminator());
+  int64_t S = pipe.stages;
+  Value t = arith::DivUIOp::create(
+      b, l, arith::SubIOp::create(b, l, fill.getInductionVar(), lb), step);
+  Value slot = remC(t, S);
+  Value reuse = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, t, c(S));
+  auto wait = scf::IfOp::create(b, l, reuse, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPoint(wait.thenBlock()->getTerminator());
+    // Release number t / S - 1 of the stage: parity (t / S + 1) % 2.
+    Value parity = remC(add(divC(t, S), c(1)), 2);
+    hooks.emitBarrierWait(b, l, emptyBarrier(pipe, slot), parity);
+  }
+  map.map(next, fill.getInductionVar());
+  map.map(nslot, slot);
+  for (Operation &op : issue.thenBlock()->without_terminator()) {
+    Operation *cl = b.clone(op, map);
+    cl->walk([&](AsyncCopyOp ac) {
+      ac->setAttr("tile.copy_warp", b.getUnitAttr());
+    });
+  }
+  // The consumers: no prologue copies or commits; the loop's issue becomes
+  // the release of the stage the previous iteration read.
+  for (Operation *op : prologue)
+    op->erase();
+  SmallVector<Operation *> commits;
+  kernel.walk([&](CommitGroupOp cg) {
+    if (ours(cg))
+      commits.push_back(cg);
+  });
+  for (Operation *op : commits)
+    op->erase();
+  b.setInsertionPoint(issue);
+  Value ct = arith::DivUIOp::create(
+      b, l,
+      arith::SubIOp::create(b, l, loop.getInductionVar(), loop.getLowerBound()),
+      loop.getStep());
+  Value release = arith::AndIOp::create(
+      b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, ct, c(1)),
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, lane, c(0)));
+  auto rel = scf::IfOp::create(b, l, release, /*withElse=*/false);
+  b.setInsertionPoint(rel.thenBlock()->getTerminator());
+  Value prev = remC(arith::SubIOp::create(b, l, ct, c(1)), S);
+  hooks.emitBarrierArriveExpect(b, l, emptyBarrier(pipe, prev), 0);
+  issue.erase();
+  consumerThreads = threads;
 }
 
 std::optional<BulkCopy> Distributor::bulkCopyOf(AsyncCopyOp ac) {
@@ -1788,16 +2023,20 @@ int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
     int64_t stages = cast<TileType>(sv.getBuffer().getType()).getShape()[0];
     if (stages < 2 || list.size() % stages)
       continue;
-    if (!llvm::all_of(list, [&](AsyncCopyOp ac) {
-          return bulkCopyOf(ac).has_value();
-        }))
+    if (!llvm::all_of(
+            list, [&](AsyncCopyOp ac) { return bulkCopyOf(ac).has_value(); }))
       continue;
     BulkPipeline p;
     p.barriers = at;
     p.stages = stages;
     p.copiesPerStage = int64_t(list.size()) / stages;
-    bulkPipelines[id] = p;
     at += stages * bytes;
+    // Room for release barriers, should the loop be warp-specialized.
+    if (hooks.copyWarpThreads() > 0) {
+      p.empties = at;
+      at += stages * bytes;
+    }
+    bulkPipelines[id] = p;
     end = at;
   }
   return end;
@@ -1812,11 +2051,14 @@ LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
     return ac.emitOpError("internal: a bulk copy changed its mind");
   const SharedTile &d = it->second;
   Value mem = globalMemref(ac.getSrc());
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0));
-  auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  // One thread issues: thread 0, or the copy warp's (already alone there).
   OpBuilder::InsertionGuard gd(b);
-  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  if (!ac->hasAttr("tile.copy_warp")) {
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0));
+    auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
   Value bar = stageBarrier(p, sv.getStage());
   hooks.emitBarrierArriveExpect(b, loc, bar,
                                 bc->rows * bc->cols * bc->elemBytes);

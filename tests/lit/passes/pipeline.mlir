@@ -61,12 +61,18 @@
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.async_copy
 // SM90-GEMM: tile.commit_group
-// SM90-GEMM: tile.wait_group pending = 2
+// The loop's wait names its stage and the phase of the stage's barrier:
+// slot t % 4, parity (t / 4) % 2 of the iteration t = (kt - 0) / 1.
+// SM90-GEMM: %[[T:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// SM90-GEMM: %[[SLOT:.*]] = arith.remui %[[T]], %c4 : index
+// SM90-GEMM: %[[Q:.*]] = arith.divui %[[T]], %c4_{{.*}} : index
+// SM90-GEMM: %[[PHASE:.*]] = arith.remui %[[Q]], %c2_{{.*}} : index
+// SM90-GEMM: tile.wait_group pending = 2 stage(%[[SLOT]], %[[PHASE]]) {tile.pipeline = 0 : i64}
+// SM90-GEMM: tile.async_copy {{.*}}tile.pipeline = 0 : i64
 // SM90-GEMM: tile.async_copy
-// SM90-GEMM: tile.async_copy
-// SM90-GEMM: tile.commit_group
+// SM90-GEMM: tile.commit_group {tile.pipeline = 0 : i64}
 // SM90-GEMM: tile.num_stages = 4 : i64
-// SM90-GEMM: tile.wait_group pending = 0
+// SM90-GEMM: tile.wait_group pending = 0 {tile.pipeline = 0 : i64}
 
 // GFX942-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 2, max_phase = 4>} : <3x128x32xf16, shared>
 // GFX942-GEMM: tile.alloc {swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 8>} : <3x32x128xf16, shared>

@@ -30,6 +30,9 @@ struct DistributedKernel {
   /// Whether some pipelined loop copies by TargetHooks::emitBulkCopy (a
   /// backend whose bulk copies can fail at launch keeps a twin without).
   bool bulkCopies = false;
+  /// Threads per block the kernel launches with: the tile.kernel's, plus the
+  /// copy warp of a warp-specialized loop (TargetHooks::copyWarpThreads).
+  int64_t threads = 0;
 };
 
 /// Distributes the tile ops of `body`, the single-block region of a function

@@ -183,8 +183,8 @@ public:
   /// row-major memref) at `offsets` (one index per tensor dim: the tile's
   /// first element) to the shared tile at address `shared` (its element
   /// (0, 0); `index`), completing on the stage barrier at `barrier`.
-  virtual void emitBulkCopy(mlir::OpBuilder &, mlir::Location,
-                            const BulkCopy &, mlir::Value /*tensor*/,
+  virtual void emitBulkCopy(mlir::OpBuilder &, mlir::Location, const BulkCopy &,
+                            mlir::Value /*tensor*/,
                             mlir::ValueRange /*offsets*/,
                             mlir::Value /*shared*/, mlir::Value /*barrier*/) {}
   /// Bytes (and alignment) of one stage barrier.
@@ -197,7 +197,7 @@ public:
   /// Makes barrier initializations visible to the copy engine.
   virtual void emitBarrierInitFence(mlir::OpBuilder &, mlir::Location) {}
   /// One arrival on `barrier` that also expects `bytes` more bytes of copies
-  /// in the current phase.
+  /// in the current phase (0: a plain arrival).
   virtual void emitBarrierArriveExpect(mlir::OpBuilder &, mlir::Location,
                                        mlir::Value /*barrier*/,
                                        int64_t /*bytes*/) {}
@@ -205,6 +205,21 @@ public:
   /// `barrier` has completed.
   virtual void emitBarrierWait(mlir::OpBuilder &, mlir::Location,
                                mlir::Value /*barrier*/, mlir::Value /*phase*/) {
+  }
+
+  /// Warp specialization of a pipelined loop on stage barriers: a backend
+  /// that returns n > 0 (a multiple of the warp size) gets n more threads per
+  /// block, after the kernel's own; the first of them issues every copy of
+  /// the loop, waiting on a second barrier per stage until the kernel's
+  /// threads (the consumers) have released the stage, while the consumers
+  /// only wait for data. 0: no specialization.
+  virtual int64_t copyWarpThreads() const { return 0; }
+  /// A barrier among the first `threads` threads of the block only (the
+  /// consumers of a specialized kernel); orders shared memory like
+  /// emitBarrier.
+  virtual void emitPartialBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                                  int64_t /*threads*/) {
+    emitBarrier(b, loc);
   }
 
   /// A block-wide barrier that also orders shared-memory accesses.

@@ -1,0 +1,55 @@
+// Pipelined loops on sm_90a copy by TMA through distribution: one thread
+// issues cp.async.bulk.tensor per tile (per 64-column block of a 128-byte
+// swizzled tile) completing on the stage's mbarrier, which every thread
+// waits on with the phase parity tessera-pipeline recorded. The module
+// carries the "TMA2" descriptor of the tensor maps (A: box 32 x 128, 64-byte
+// swizzle; B: box 64 x 32, 128-byte swizzle, in two column blocks) and the
+// twin without TMA that the runtime launches where a map cannot describe a
+// tensor. With TESSERA_CUDA_WARP_SPECIALIZATION=1 a copy warp issues the
+// copies (160 threads), waiting on release barriers the consumer warps
+// arrive on, and the consumers' barriers are a named barrier of 128 threads.
+// REQUIRES: tessera, plugin-cuda
+// RUN: rm -rf %t && mkdir -p %t/plain %t/ws %t/sm80
+// RUN: env TESSERA_CUDA_NO_FAST_PATHS=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
+// RUN: FileCheck %s --input-file %t/plain/kernel.sm_90a.ptx
+// RUN: env TESSERA_CUDA_NO_FAST_PATHS=1 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
+// RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
+// RUN: %tessera info %t/ws.tsb | FileCheck %s --check-prefix=WSINFO
+// RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/sm80.tsb --dump-dir %t/sm80
+// RUN: FileCheck %s --check-prefix=SM80 --input-file %t/sm80/kernel.sm_80.ptx
+
+// "TMA2", 2 maps, twin of 128 threads; A: slot 0, rank 2, u16, 2 bytes,
+// 64-byte swizzle, L2 128B, box {32, 128}; B: slot 3, box {64, 32}, 128 B.
+// CHECK: tessera_tma_tessera_kernel_gemm[112] = {84, 77, 65, 50, 2, 0, 0, 0, 128, 0, 0, 0, {{[0-9]+, [0-9]+, [0-9]+, [0-9]+}}, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 32, 0, 0, 0, 128, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 64, 0, 0, 0, 32, 0, 0, 0,
+// CHECK: .visible .entry tessera_kernel_gemm__fallback(
+// CHECK-NOT: cp.async.bulk
+// CHECK: cp.async.cg.shared.global
+// CHECK: .visible .entry tessera_kernel_gemm(
+// CHECK: .param .align 64 .b8 tessera_kernel_gemm_param_9[128],
+// CHECK: .param .align 64 .b8 tessera_kernel_gemm_param_10[128]
+// CHECK: .maxntid 128, 1, 1
+// CHECK-NOT: cp.async.cg
+// CHECK: mbarrier.init.shared::cta.b64
+// CHECK: fence.mbarrier_init.release.cluster;
+// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [[[BAR:%r[0-9]+]]], {{%r[0-9]+}};
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [[[BAR]]];
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64 P1,
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK: wgmma.wait_group.sync.aligned 1;
+// CHECK: cp.async.bulk.tensor.2d
+// CHECK-NOT: cp.async.cg
+
+// WS: .visible .entry tessera_kernel_gemm(
+// WS: .maxntid 160, 1, 1
+// WS: bar.sync 0;
+// WS: cp.async.bulk.tensor.2d
+// WS: mbarrier.try_wait.parity.shared::cta.b64
+// WS: wgmma.wait_group.sync.aligned 1;
+// WS: mbarrier.arrive.shared::cta.b64 _,
+// WS: bar.sync 1, {{%r[0-9]+}};
+// WSINFO: kernel gemm (symbol tessera_kernel_gemm): 160 threads
+
+// sm_80 has no TMA: cp.async, no descriptor.
+// SM80-NOT: tessera_tma_
+// SM80-NOT: cp.async.bulk
+// SM80: cp.async.cg.shared.global
