@@ -549,8 +549,32 @@ void CudaTargetHooks::emitBarrierWait(OpBuilder &b, Location loc, Value barrier,
           "r,r", ValueRange{toI32(p, barrier), toI32(p, phase)});
 }
 
-int64_t CudaTargetHooks::copyWarpThreads() const {
-  return wgmma && bulkCopies && warpSpecialization ? 32 : 0;
+int64_t CudaTargetHooks::copyWarpThreads(int64_t consumerThreads) const {
+  if (!wgmma || !bulkCopies || !warpSpecialization)
+    return 0;
+  // One warp beside one consumer warpgroup (registers are allocated per
+  // warpgroup: 160 threads get what 256 do); beside more, a warpgroup that
+  // gives its registers to the consumers (setmaxnreg works per warpgroup).
+  return consumerThreads <= 128 ? 32 : 128;
+}
+
+void CudaTargetHooks::emitRoleStart(OpBuilder &b, Location loc, bool copyRole,
+                                    int64_t consumerThreads,
+                                    int64_t copyThreads) {
+  if (copyThreads % 128)
+    return;
+  PtxEmitter p(b, loc);
+  constexpr int64_t kCopyRegs = 40, kRegsPerSm = 65536;
+  if (copyRole) {
+    p.asmOp("setmaxnreg.dec.sync.aligned.u32 " + std::to_string(kCopyRegs) +
+                ";",
+            "", ValueRange{});
+    return;
+  }
+  int64_t regs = (kRegsPerSm - copyThreads * kCopyRegs) / consumerThreads;
+  regs = std::min<int64_t>(240, regs / 8 * 8);
+  p.asmOp("setmaxnreg.inc.sync.aligned.u32 " + std::to_string(regs) + ";", "",
+          ValueRange{});
 }
 
 void CudaTargetHooks::emitPartialBarrier(OpBuilder &b, Location loc,

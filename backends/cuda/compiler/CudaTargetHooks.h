@@ -59,8 +59,14 @@ public:
                       const target::MmaAtom &atom,
                       llvm::SmallVectorImpl<mlir::Value> &acc) override;
   void emitBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  void emitBarrierAfterCopies(mlir::OpBuilder &b, mlir::Location loc) override {
+    TargetHooks::emitBarrier(b, loc);
+  }
   bool deferMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                     const target::MmaAtom &atom) override;
+  bool mmaIsAsync(const target::MmaAtom &atom) const override {
+    return atom.kind == target::MmaKind::Wgmma;
+  }
   void drainMma(mlir::OpBuilder &b, mlir::Location loc,
                 const target::MmaAtom &atom,
                 llvm::SmallVectorImpl<mlir::Value> &acc) override;
@@ -78,7 +84,9 @@ public:
   void emitBarrierWait(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value barrier, mlir::Value phase) override;
 
-  int64_t copyWarpThreads() const override;
+  int64_t copyWarpThreads(int64_t consumerThreads) const override;
+  void emitRoleStart(mlir::OpBuilder &b, mlir::Location loc, bool copyRole,
+                     int64_t consumerThreads, int64_t copyThreads) override;
   void emitPartialBarrier(mlir::OpBuilder &b, mlir::Location loc,
                           int64_t threads) override;
 

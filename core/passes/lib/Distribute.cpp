@@ -177,6 +177,19 @@ private:
   /// the consumers and block barriers are among them only.
   int64_t consumerThreads = 0;
   void specialize(KernelOp kernel);
+  void hoistRefills(KernelOp kernel);
+  /// Gemms that accumulate across the iterations of a pipelined loop into
+  /// a tile nothing else in the loop touches (decided on the tile IR, before
+  /// lowering replaces the other users): their atoms may run on into the
+  /// next iteration (TargetHooks::deferMmaWait).
+  llvm::DenseSet<Operation *> deferrable;
+  bool deferredGemm(GemmOp g) {
+    auto loop = dyn_cast<scf::ForOp>(g->getParentOp());
+    return loop && loop->hasAttr("tile.num_stages") && !g.getClear() &&
+           llvm::all_of(g.getC().getUsers(), [&](Operation *u) {
+             return u == g.getOperation() || !loop->isAncestor(u);
+           });
+  }
   std::map<int64_t, BulkPipeline> bulkPipelines;
   bool usedBulkCopies = false;
   std::optional<BulkCopy> bulkCopyOf(AsyncCopyOp ac);
@@ -1457,11 +1470,7 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
   // Inside a pipelined loop that only this gemm accumulates into, the atoms
   // may run on into the next iteration (see TargetHooks::deferMmaWait).
   auto loop = dyn_cast<scf::ForOp>(g->getParentOp());
-  bool deferrable = loop && loop->hasAttr("tile.num_stages") && !g.getClear() &&
-                    llvm::all_of(g.getC().getUsers(), [&](Operation *u) {
-                      return u == g.getOperation() || !loop->isAncestor(u);
-                    });
-  if (deferrable && hooks.deferMmaWait(b, loc, *atom)) {
+  if (deferrable.contains(g) && hooks.deferMmaWait(b, loc, *atom)) {
     // Every thread's previous atoms are done before any thread overwrites
     // their shared operands.
     // (In a warp-specialized loop each warp releases the stage itself.)
@@ -1594,7 +1603,13 @@ LogicalResult Distributor::lowerOp(Operation *op) {
     } else {
       hooks.emitWaitGroup(b, loc, w.getPending());
     }
-    if (!staged)
+    // After a stage wait the block only waits for every thread: the stage
+    // was written by bulk copies, and ordinary writes before it were
+    // published by the barriers that followed them.
+    if (!staged && bulkPipelineOf(op) && w.getStage().size() == 2 &&
+        !consumerThreads)
+      hooks.emitBarrierAfterCopies(b, loc);
+    else if (!staged)
       barrier();
   } else if (auto sv = dyn_cast<StageViewOp>(op)) {
     auto it = shared.find(sv.getBuffer());
@@ -1681,6 +1696,11 @@ LogicalResult Distributor::run(DistributedKernel &out) {
       gpu::AddressSpaceAttr::get(eb.getContext(),
                                  gpu::AddressSpace::Workgroup));
   smemBytes = gpu::DynamicSharedMemoryOp::create(eb, loc, bytesTy);
+  kernel.walk([&](GemmOp g) {
+    if (deferredGemm(g))
+      deferrable.insert(g);
+  });
+  hoistRefills(kernel);
   specialize(kernel);
   for (auto &[id, p] : bulkPipelines)
     if (!consumerThreads)
@@ -1756,8 +1776,83 @@ LogicalResult Distributor::run(DistributedKernel &out) {
            << "'";
   out.fragmentRegisters = fragmentWords;
   out.bulkCopies = usedBulkCopies;
-  out.threads = threads + (consumerThreads ? hooks.copyWarpThreads() : 0);
+  out.threads =
+      threads + (consumerThreads ? hooks.copyWarpThreads(threads) : 0);
   return success();
+}
+
+/// tessera-pipeline issues the copies of iteration i + S - 1 at the end of
+/// iteration i, after its compute, where asynchronous MMAs of iteration
+/// i - 1 (deferred, TargetHooks::mmaIsAsync) are known to be done with the
+/// stage those copies overwrite. In a loop without such MMAs every read of
+/// that stage ended before the barrier of iteration i's wait, so the copies
+/// move up to right after it and overlap the whole compute of iteration i
+/// (with 2 stages there is no overlap otherwise).
+void Distributor::hoistRefills(KernelOp kernel) {
+  SmallVector<scf::ForOp> loops;
+  kernel.walk([&](scf::ForOp f) {
+    if (f->hasAttr("tile.num_stages"))
+      loops.push_back(f);
+  });
+  for (scf::ForOp loop : loops) {
+    bool async = false;
+    loop.walk([&](GemmOp g) {
+      auto name = g->getAttrOfType<StringAttr>("atom");
+      const target::MmaAtom *atom =
+          name ? tgt.findMmaAtom(name.getValue()) : nullptr;
+      async |= atom && deferrable.contains(g) && hooks.mmaIsAsync(*atom);
+    });
+    if (async)
+      continue;
+    Block *body = loop.getBody();
+    WaitGroupOp wait;
+    scf::IfOp issue;
+    CommitGroupOp commit;
+    for (Operation &op : body->without_terminator()) {
+      if (auto w = dyn_cast<WaitGroupOp>(op); w && !wait)
+        wait = w;
+      if (auto i = dyn_cast<scf::IfOp>(op)) {
+        bool copies = false;
+        i.walk([&](AsyncCopyOp) { copies = true; });
+        if (copies)
+          issue = i;
+      }
+      if (auto cg = dyn_cast<CommitGroupOp>(op))
+        commit = cg;
+    }
+    if (!wait || !issue || !commit || !wait->isBeforeInBlock(issue) ||
+        !issue->isBeforeInBlock(commit))
+      continue;
+    // What the issue needs from the loop body, moved up with it: pure ops
+    // only, none of them defined at or before the wait needs moving.
+    llvm::SetVector<Operation *> slice;
+    bool pure = true;
+    std::function<void(Value)> need = [&](Value v) {
+      Operation *d = v.getDefiningOp();
+      // Defined outside the body or before the wait: dominates already.
+      if (!pure || !d || d->getBlock() != body || slice.contains(d) ||
+          !wait->isBeforeInBlock(d))
+        return;
+      if (d->getNumRegions() || !isMemoryEffectFree(d)) {
+        pure = false;
+        return;
+      }
+      for (Value o : d->getOperands())
+        need(o);
+      slice.insert(d);
+    };
+    issue.walk([&](Operation *op) {
+      for (Value o : op->getOperands())
+        need(o);
+    });
+    if (!pure)
+      continue;
+    Operation *at = wait->getNextNode();
+    for (Operation *op : slice) // in dependence order
+      op->moveBefore(at);
+    issue->moveBefore(at);
+    commit->moveBefore(at);
+  }
 }
 
 /// Warp specialization (TargetHooks::copyWarpThreads): a kernel whose one
@@ -1777,7 +1872,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
 /// The copies' offsets and the loop bounds must be pure functions of values
 /// the copy warp can recompute; otherwise the kernel stays as it is.
 void Distributor::specialize(KernelOp kernel) {
-  int64_t extra = hooks.copyWarpThreads();
+  int64_t extra = hooks.copyWarpThreads(threads);
   if (extra <= 0 || bulkPipelines.size() != 1)
     return;
   Block &kb = kernel.getBodyBlock();
@@ -1900,7 +1995,10 @@ void Distributor::specialize(KernelOp kernel) {
     op.moveBefore(consumers->getTerminator());
   }
   // The copy warp.
+  b.setInsertionPoint(consumers, consumers->begin());
+  hooks.emitRoleStart(b, l, /*copyRole=*/false, threads, extra);
   b.setInsertionPoint(split.thenBlock()->getTerminator());
+  hooks.emitRoleStart(b, l, /*copyRole=*/true, threads, extra);
   Value one =
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, tid, c(threads));
   auto only = scf::IfOp::create(b, l, one, /*withElse=*/false);
@@ -2032,7 +2130,7 @@ int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
     p.copiesPerStage = int64_t(list.size()) / stages;
     at += stages * bytes;
     // Room for release barriers, should the loop be warp-specialized.
-    if (hooks.copyWarpThreads() > 0) {
+    if (hooks.copyWarpThreads(threads) > 0) {
       p.empties = at;
       at += stages * bytes;
     }

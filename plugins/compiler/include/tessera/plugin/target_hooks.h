@@ -134,6 +134,9 @@ public:
                             const target::MmaAtom &) {
     return false;
   }
+  /// Whether deferMmaWait would defer `atom` (its instructions run
+  /// asynchronously and read shared operands after they are issued).
+  virtual bool mmaIsAsync(const target::MmaAtom &) const { return false; }
   virtual void drainMma(mlir::OpBuilder &, mlir::Location,
                         const target::MmaAtom &,
                         llvm::SmallVectorImpl<mlir::Value> & /*acc*/) {}
@@ -213,7 +216,15 @@ public:
   /// the loop, waiting on a second barrier per stage until the kernel's
   /// threads (the consumers) have released the stage, while the consumers
   /// only wait for data. 0: no specialization.
-  virtual int64_t copyWarpThreads() const { return 0; }
+  virtual int64_t copyWarpThreads(int64_t /*consumerThreads*/) const {
+    return 0;
+  }
+  /// At the start of the copy warps' code (`copyRole`) and of the
+  /// consumers' in a specialized kernel: where a backend moves registers
+  /// from the copy warps to the consumers.
+  virtual void emitRoleStart(mlir::OpBuilder &, mlir::Location,
+                             bool /*copyRole*/, int64_t /*consumerThreads*/,
+                             int64_t /*copyThreads*/) {}
   /// A barrier among the first `threads` threads of the block only (the
   /// consumers of a specialized kernel); orders shared memory like
   /// emitBarrier.
@@ -224,6 +235,13 @@ public:
 
   /// A block-wide barrier that also orders shared-memory accesses.
   virtual void emitBarrier(mlir::OpBuilder &b, mlir::Location loc);
+  /// A block-wide barrier where no thread wrote shared memory with ordinary
+  /// stores since the last barrier (only copies that completed on a stage
+  /// barrier did): a backend that fences ordinary writes for its
+  /// asynchronous units in emitBarrier may skip that here.
+  virtual void emitBarrierAfterCopies(mlir::OpBuilder &b, mlir::Location loc) {
+    emitBarrier(b, loc);
+  }
   /// `v` (32-bit) from lane `lane ^ mask` of the same warp.
   virtual mlir::Value emitShuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::Value v, int mask, int warpSize);
