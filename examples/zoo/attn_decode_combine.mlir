@@ -45,9 +45,9 @@ tile.func @attn_decode_combine(%Opart: !tile.tensor<[B, HS, Sq, 128], f32>,
         %none = arith.cmpf oeq, %new, %neg_inf : f32
         %ms = arith.select %none, %zero, %new : f32
         %da = arith.subf %old, %ms : f32
-        %a = math.exp %da : f32
+        %a = math.exp %da fastmath<afn> : f32
         %db = arith.subf %x, %ms : f32
-        %bw = math.exp %db : f32
+        %bw = math.exp %db fastmath<afn> : f32
         tile.store %new, %m[%i] : !tile.tile<16xf32, fragment>
         tile.store %a, %alpha[%i] : !tile.tile<16xf32, fragment>
         tile.store %bw, %beta[%i] : !tile.tile<16xf32, fragment>

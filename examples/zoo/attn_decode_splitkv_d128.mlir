@@ -70,14 +70,14 @@ tile.func @attn_decode_splitkv_d128(%Q: !tile.tensor<[B, H, Sq, 128], f16>,
         %s = tile.load %Sf[%i, %jj] : !tile.tile<16x64xf32, fragment>
         %mi = tile.load %m[%i] : !tile.tile<16xf32, fragment>
         %d = arith.subf %s, %mi : f32
-        %p = math.exp %d : f32
+        %p = math.exp %d fastmath<afn> : f32
         tile.store %p, %Sf[%i, %jj] : !tile.tile<16x64xf32, fragment>
       }
       tile.parallel (%i) in [16] {
         %old = tile.load %m_prev[%i] : !tile.tile<16xf32, fragment>
         %new = tile.load %m[%i] : !tile.tile<16xf32, fragment>
         %d = arith.subf %old, %new : f32
-        %a = math.exp %d : f32
+        %a = math.exp %d fastmath<afn> : f32
         tile.store %a, %alpha[%i] : !tile.tile<16xf32, fragment>
         %li = tile.load %l[%i] : !tile.tile<16xf32, fragment>
         %ls = arith.mulf %li, %a : f32

@@ -75,7 +75,7 @@ tile.func @attn_prefill_prefix_causal_d128(%Q: !tile.tensor<[B, H, Sq, 128], f16
         %ms = arith.select %none, %zero, %new : f32
         tile.store %ms, %m_safe[%i] : !tile.tile<64xf32, fragment>
         %d = arith.subf %old, %ms : f32
-        %a = math.exp %d : f32
+        %a = math.exp %d fastmath<afn> : f32
         tile.store %a, %alpha[%i] : !tile.tile<64xf32, fragment>
         %li = tile.load %l[%i] : !tile.tile<64xf32, fragment>
         %ls = arith.mulf %li, %a : f32
@@ -85,7 +85,7 @@ tile.func @attn_prefill_prefix_causal_d128(%Q: !tile.tensor<[B, H, Sq, 128], f16
         %s = tile.load %Sf[%i, %jj] : !tile.tile<64x64xf32, fragment>
         %mi = tile.load %m_safe[%i] : !tile.tile<64xf32, fragment>
         %d = arith.subf %s, %mi : f32
-        %p = math.exp %d : f32
+        %p = math.exp %d fastmath<afn> : f32
         tile.store %p, %Sf[%i, %jj] : !tile.tile<64x64xf32, fragment>
       }
       tile.reduce sum %Sf, %l dim = 1 accumulate : !tile.tile<64x64xf32, fragment>, !tile.tile<64xf32, fragment>

@@ -850,6 +850,23 @@ LogicalResult tessera::cuda::lowerTileToGpu(
             fn.getName().drop_front(kKernelSymbolPrefix.size()).str(),
             (unsigned)t.getInt());
 
+  // f32 exp that may be approximated (fastmath afn or fast) becomes
+  // exp2(x * log2 e): one multiply and one ex2.approx instead of libdevice's
+  // range-reduced expf.
+  gpuModule.walk([&](math::ExpOp e) {
+    if (!e.getType().isF32() ||
+        !bitEnumContainsAll(e.getFastmath(), arith::FastMathFlags::afn))
+      return;
+    OpBuilder b(e);
+    Value log2e = arith::ConstantOp::create(
+        b, e.getLoc(), b.getF32FloatAttr(1.4426950408889634f));
+    Value x = arith::MulFOp::create(b, e.getLoc(), e.getOperand(), log2e,
+                                    e.getFastmath());
+    Value r = math::Exp2Op::create(b, e.getLoc(), x, e.getFastmath());
+    e.replaceAllUsesWith(r);
+    e.erase();
+  });
+
   // The fast-path kernels' remaining element-wise tile ops.
   ConversionTarget ct(*ctx);
   ct.addIllegalDialect<tile::TileDialect>();

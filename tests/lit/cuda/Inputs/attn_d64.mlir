@@ -82,7 +82,7 @@ tile.func @attn_d64(%Q: !tile.tensor<[B, H, S, 64], f16>,
         %s = tile.load %Sf[%i, %jj] : !tile.tile<64x64xf32, fragment>
         %mi = tile.load %m[%i] : !tile.tile<64xf32, fragment>
         %d = arith.subf %s, %mi : f32
-        %p = math.exp %d : f32
+        %p = math.exp %d fastmath<afn> : f32
         tile.store %p, %Sf[%i, %jj] : !tile.tile<64x64xf32, fragment>
       }
       // alpha = exp(m - m'); l = alpha * l + rowsum(P).
@@ -90,7 +90,7 @@ tile.func @attn_d64(%Q: !tile.tensor<[B, H, S, 64], f16>,
         %old = tile.load %m_prev[%i] : !tile.tile<64xf32, fragment>
         %new = tile.load %m[%i] : !tile.tile<64xf32, fragment>
         %d = arith.subf %old, %new : f32
-        %a = math.exp %d : f32
+        %a = math.exp %d fastmath<afn> : f32
         tile.store %a, %alpha[%i] : !tile.tile<64xf32, fragment>
         %li = tile.load %l[%i] : !tile.tile<64xf32, fragment>
         %ls = arith.mulf %li, %a : f32
