@@ -32,8 +32,9 @@ LIST
 for f in $v/*.tsb; do
   for arg in $(cat "${f%.tsb}.extra" 2>/dev/null); do :; done
 done
-# The examples compiled with the fast paths off (TESSERA_CUDA_NO_FAST_PATHS=1,
-# .devcarry/nofast): distribution on the canonical kernels.
+# The examples with the host image (.devcarry/nofast, scripts/gpu/prepare.sh
+# bundles hold the device image alone); .devcarry/fastpath (optional) holds
+# bundles of the retired whole-kernel fast paths to time against.
 n=.devcarry/nofast
 if [ -d $n ]; then
   while read -r bundle args; do
@@ -51,12 +52,15 @@ $n/flash_attention_fwd.tsb --shape B=2,H=1,S=17 --scalar causal=1 --scalar sm_sc
 $n/gemm_fp8.tsb --kernel gemm_fp8 --shape M=1031,N=517,K=272
 $n/gemm_fp8.tsb --kernel gemm_fp8_e5m2 --shape M=200,N=300,K=100
 LIST
-  for g in $n/gemm.tsb $b/gemm.tsb; do
+  for g in $n/gemm.tsb $(ls .devcarry/fastpath/gemm.tsb 2>/dev/null); do
     for s in 4096 8192; do
       "$bin/tessera" run $g --device cuda --shape M=$s,N=$s,K=$s --flops 2*M*N*K --iters 20 --warmup 5 --no-check --json | sed "s|^{|{\"bundle\": \"$g\", |" | tee -a "$out/bench.jsonl"
     done
   done
-  for g in $n/flash_attention_fwd.tsb $b/flash_attention_fwd.tsb; do
+  for g in $n/gemm_bf16.tsb $n/gemm_fp8.tsb $(ls .devcarry/fastpath/gemm_bf16.tsb .devcarry/fastpath/gemm_fp8.tsb 2>/dev/null); do
+    "$bin/tessera" run $g --device cuda --shape M=4096,N=4096,K=4096 --flops 2*M*N*K --iters 20 --warmup 5 --no-check --json | sed "s|^{|{\"bundle\": \"$g\", |" | tee -a "$out/bench.jsonl"
+  done
+  for g in $n/flash_attention_fwd.tsb $(ls .devcarry/fastpath/flash_attention_fwd.tsb 2>/dev/null); do
     for c in 0 1; do
       f="4*B*H*S*S*128"; [ $c = 1 ] && f="2*B*H*S*S*128"
       "$bin/tessera" run $g --device cuda --shape B=4,H=16,S=4096 --flops $f --iters 10 --warmup 3 --no-check --json --scalar causal=$c --scalar sm_scale=0.0883883 | sed "s|^{|{\"bundle\": \"$g\", |" | tee -a "$out/bench.jsonl"

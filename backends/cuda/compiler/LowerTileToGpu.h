@@ -28,10 +28,9 @@ inline constexpr llvm::StringLiteral kKernelSymbolPrefix = "tessera_kernel_";
 inline constexpr llvm::StringLiteral kGpuModuleName = "tessera_kernels";
 
 /// Lowers every tile.func of `module` into a gpu.func of the gpu.module
-/// `kGpuModuleName` (created if absent): kernels of the canonical GEMM and
-/// attention shapes still get the whole-kernel fast paths (being retired);
-/// every other kernel runs the core passes and is distributed through the
-/// cuda TargetHooks (tessera/Passes/Distribute.h). `sharedBytes` receives
+/// `kGpuModuleName` (created if absent): every kernel runs the core passes
+/// and is distributed through the cuda TargetHooks
+/// (tessera/Passes/Distribute.h). `sharedBytes` receives
 /// the dynamic shared memory each kernel needs, by tile.func name. `threads`
 /// (optional) receives the threads per block of kernels whose lowering chose a
 /// count other than the tile.kernel's.

@@ -360,8 +360,8 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   llvm::sys::fs::createTemporaryFile("tessera", "cubin", cubinPath);
   std::string arch = "-arch=" + chip;
   std::string log;
-  // --split-compile=0: the kernels of a module (the fast path and its
-  // fallback twin) are optimized on all cores at once; compile latency is
+  // --split-compile=0: the kernels of a module (a TMA kernel and its twin)
+  // are optimized on all cores at once; compile latency is
   // dominated by ptxas.
   llvm::SmallVector<llvm::StringRef> args = {
       ptxas, arch, "-O3", "--split-compile=0", ptxPath, "-o", cubinPath};

@@ -1,8 +1,7 @@
-//===- PtxEmitter.h - small builders for hand-scheduled kernels -*- C++ -*-===//
+//===- PtxEmitter.h - small builders for the cuda hooks ---------*- C++ -*-===//
 //
-// The fast paths (GemmFastPath, AttentionFastPath) build their kernels op by
-// op: integer and float arithmetic on i32/index values and inline PTX for
-// the instructions MLIR has no op for. This holds the builders they share.
+// The CudaTargetHooks emit integer arithmetic on i32/index values and inline
+// PTX for the instructions MLIR has no op for; these are their builders.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,5 +1,5 @@
-// Distribution (core/passes/lib/Distribute.cpp): the examples no fast path
-// matches compile for sm_80 and sm_90a to kernels whose parameters are the
+// Distribution (core/passes/lib/Distribute.cpp): the element-wise and
+// reduction examples compile for sm_80 and sm_90a to kernels whose parameters are the
 // runtime's slots; fragments stay in registers (no local memory), copies are
 // vectorized as their layouts say, reductions shuffle across lanes, and an
 // element-wise kernel needs neither shared memory nor barriers.

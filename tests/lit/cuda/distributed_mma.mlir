@@ -1,4 +1,4 @@
-// Variants of the examples that no whole-kernel fast path matches reach the
+// Variants of the examples reach the
 // tensor cores through distribution and the cuda TargetHooks: on sm_80
 // mma.sync with ldmatrix (a linear layer with B stored N x K reads B without
 // .trans); on sm_90a wgmma from shared-memory descriptors (K-major for the

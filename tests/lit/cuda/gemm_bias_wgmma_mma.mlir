@@ -1,9 +1,9 @@
 // The linear layer (gemm + bias[j] + ReLU, examples/gemm_bias_relu.mlir)
-// takes the tensor-core paths: the rank-1 bias fragment filled by a
-// tile.copy at the block's column offset becomes per-thread masked loads of
-// the bias for the columns its accumulator registers hold (f16 -> f32),
-// added per register before the ReLU. sm_90a: wgmma kernel plus its
-// mma.sync fallback; sm_80: mma.sync.
+// reaches the tensor cores through distribution: the rank-1 bias fragment
+// filled by a tile.copy at the block's column offset becomes per-thread
+// masked loads of the bias for the columns its accumulator registers hold
+// (f16 -> f32), added per register before the ReLU. sm_90a: wgmma on TMA
+// stages plus the twin without TMA; sm_80: mma.sync.
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t/h %t/a
 // RUN: %tessera compile %examples/gemm_bias_relu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/h.tsb --dump-dir %t/h
@@ -12,9 +12,9 @@
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/a/kernel.sm_80.ptx
 
 // SM90: .visible .entry tessera_kernel_gemm_bias_relu__fallback(
-// SM90: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // SM90: .visible .entry tessera_kernel_gemm_bias_relu(
-// SM90: .maxntid 384, 1, 1
+// SM90: .maxntid 128, 1, 1
 // SM90-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // SM90-DAG: wgmma.wait_group.sync.aligned 0;
@@ -24,7 +24,7 @@
 
 // SM80: .visible .entry tessera_kernel_gemm_bias_relu(
 // SM80-DAG: cp.async.cg.shared.global
-// SM80-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// SM80-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // SM80-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // SM80-DAG: ld.global.b16
 // SM80-DAG: cvt.f32.f16

@@ -1,10 +1,10 @@
-// fp8 GEMM on sm_90a: the TMA + wgmma path with both operands K-major
-// (B stored N x K, read with transpose_b): wgmma m64n128k32 e4m3 (and e5m2)
-// from 128-byte swizzled descriptors, no transpose immediates, two TMA boxes
-// of 128 x 128 bytes per stage (tensor maps of UINT8: descriptor words slot,
-// dtype 0, 1 byte, box 128 x 128, swizzle 3), f16 epilogue. The __fallback
-// twin (unaligned tensors) is the SIMT path, decoding fp8 with integer ops.
-// On sm_80 the gemm takes the SIMT path.
+// fp8 GEMM on sm_90a through distribution: both operands K-major (B stored
+// N x K, read with transpose_b), wgmma m64n128k32 e4m3 (and e5m2) from
+// 128-byte swizzled descriptors, no transpose immediates, TMA boxes of
+// 128 x 128 bytes per stage (tensor maps of UINT8: descriptor words slot,
+// rank 2, dtype 0, 1 byte, swizzle 3, box 128 x 128), f16 epilogue; the twin
+// without TMA copies with cp.async. On sm_80 (no fp8 MMA) the gemm runs on
+// FMAs, decoding fp8 with integer ops.
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t/g %t/a
 // RUN: %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
@@ -18,24 +18,22 @@
 // CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm_fp8[112] = {84, 77, 65, 50, 2, 0, 0, 0, 128, 0, 0, 0, {{[0-9]+, [0-9]+, [0-9]+, [0-9]+}}, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 128, 0, 0, 0, 128, 0, 0, 0
 // CHECK: .visible .entry tessera_kernel_gemm_fp8__fallback(
 // CHECK-NOT: mma.sync
+// CHECK: cp.async.cg.shared.global
 // CHECK: .visible .entry tessera_kernel_gemm_fp8(
 // CHECK: .param .align 64 .b8 tessera_kernel_gemm_fp8_param_9[128],
 // CHECK-NEXT: .param .align 64 .b8 tessera_kernel_gemm_fp8_param_10[128]
-// CHECK: .maxntid 384, 1, 1
-// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 40;
-// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK-DAG: mov.b32 {{%r[0-9]+}}, 32768;
+// CHECK: .maxntid 128, 1, 1
 // CHECK-DAG: mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{%r[0-9]+}}], {{%r[0-9]+}};
 // CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
 // CHECK-DAG: wgmma.commit_group.sync.aligned;
-// CHECK-DAG: wgmma.wait_group.sync.aligned 0;
-// CHECK-DAG: st.global.b32
+// CHECK-DAG: wgmma.wait_group.sync.aligned 1;
+// CHECK-DAG: cvt.rn.f16.f32
 
 // E5M2: .visible .entry tessera_kernel_gemm_fp8_e5m2(
 // E5M2: wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e5m2 {{.*}}, p, 1, 1;
 
-// INFO: kernel gemm_fp8 {{.*}}: 384 threads, {{[0-9]+}} shared bytes
+// INFO: kernel gemm_fp8 {{.*}}: 128 threads, {{[0-9]+}} shared bytes
 
 // SM80-NOT: wgmma
 // SM80: .visible .entry tessera_kernel_gemm_fp8(

@@ -10,9 +10,9 @@
 // arrive on, and the consumers' barriers are a named barrier of 128 threads.
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t/plain %t/ws %t/sm80
-// RUN: env TESSERA_CUDA_NO_FAST_PATHS=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
+// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
 // RUN: FileCheck %s --input-file %t/plain/kernel.sm_90a.ptx
-// RUN: env TESSERA_CUDA_NO_FAST_PATHS=1 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
+// RUN: env TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
 // RUN: %tessera info %t/ws.tsb | FileCheck %s --check-prefix=WSINFO
 // RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/sm80.tsb --dump-dir %t/sm80

@@ -1,5 +1,5 @@
 // Flash attention forward (FlashAttention-2 style), examples/flash_attention_fwd.mlir
-// with head dim 64, 64 threads (2 warps): a variant no fast path matches.
+// with head dim 64, 64 threads (2 warps): a variant of the example.
 // Q, K, V, O: f16 [B, H, S, 64] (head dim 64). `causal` = 1 masks key
 // positions after the query position (query i sees keys 0..i); any other
 // value attends to all S keys.

@@ -1,5 +1,5 @@
 // examples/gemm.mlir with 128x256 output tiles and 256 threads (8 warps):
-// a variant that no fast path matches.
+// a variant of the example.
 //
 tile.func @gemm_128x256(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
                 %C: !tile.tensor<[M, N], f16>) {

@@ -1,6 +1,6 @@
 // C = A * W^T (a linear layer: W stored N x K, read with transpose_b), f16
 // inputs, f32 accumulation, f16 result; 128x128 tiles, K steps of 32, 3 stages.
-// A variant of examples/gemm.mlir that no fast path matches.
+// A variant of examples/gemm.mlir.
 tile.func @linear_nt(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[N, K], f16>,
                 %C: !tile.tensor<[M, N], f16>) {
   %c0 = arith.constant 0 : index
