@@ -1,4 +1,5 @@
-//===- LowerTileToGpu.cpp - tile dialect to gpu functions ------------------===//
+//===- LowerTileToGpu.cpp - tile dialect to gpu functions
+//------------------===//
 //
 // Every tile.func becomes a gpu.func whose parameters are the runtime's
 // slots; its tile.kernel runs the core passes (layouts, swizzles, pipelines,
@@ -41,6 +42,9 @@ namespace tile = tessera::tile;
 namespace {
 
 constexpr llvm::StringLiteral kThreadsAttr = "tessera.threads";
+/// Registers per thread beyond the fragments: addresses, indices, loop
+/// state, descriptors.
+constexpr int64_t kRegisterOverhead = 48;
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -231,6 +235,19 @@ LogicalResult tessera::cuda::lowerTileToGpu(
         fn->setAttr(kThreadsAttr, OpBuilder(ctx).getI64IntegerAttr(dk.threads));
         fn->setAttr("tessera.threads_override",
                     OpBuilder(ctx).getI64IntegerAttr(dk.threads));
+      }
+      // Where shared memory leaves room for two blocks per multiprocessor
+      // and the fragments fit in half the registers, ask ptxas for two
+      // (.minnctapersm 2): otherwise it may spend every register on the
+      // ILP of unrolled epilogues and keep one block resident.
+      {
+        int64_t launched = std::max<int64_t>(1, dk.threads);
+        int64_t half = desc->registersPerBlock / (2 * launched);
+        int64_t bySmem =
+            (desc->sharedMemoryPerBlockOptin + 1024) / (dk.sharedBytes + 1024);
+        if (desc->registersPerBlock > 0 && half < 255 && bySmem >= 2 &&
+            dk.fragmentRegisters + kRegisterOverhead <= half)
+          fn->setAttr("nvvm.minctasm", OpBuilder(ctx).getI32IntegerAttr(2));
       }
       std::vector<CudaTargetHooks::TensorMap> maps = hooks.takeTensorMaps();
       if (dk.bulkCopies) {

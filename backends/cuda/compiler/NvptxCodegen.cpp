@@ -192,7 +192,8 @@ LogicalResult appendTensorMapParams(llvm::Module &mod, Location loc) {
       nf->addParamAttr(first + i, llvm::Attribute::NoAlias);
       nf->addParamAttr(first + i, llvm::Attribute::ReadOnly);
     }
-    nf->addFnAttr("nvvm.minctasm", "1");
+    if (!nf->hasFnAttribute("nvvm.minctasm"))
+      nf->addFnAttr("nvvm.minctasm", "1");
     nf->splice(nf->begin(), f);
     for (unsigned i = 0; i < first; ++i) {
       nf->getArg(i)->takeName(f->getArg(i));

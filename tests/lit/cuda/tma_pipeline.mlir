@@ -15,6 +15,8 @@
 // RUN: env TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
 // RUN: %tessera info %t/ws.tsb | FileCheck %s --check-prefix=WSINFO
+// RUN: mkdir -p %t/i8 && %tessera compile %examples/zoo/gemm_i8_i32.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/i8.tsb --dump-dir %t/i8
+// RUN: FileCheck %s --check-prefix=I8 --input-file %t/i8/kernel.sm_90a.ptx
 // RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/sm80.tsb --dump-dir %t/sm80
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/sm80/kernel.sm_80.ptx
 
@@ -53,3 +55,9 @@
 // SM80-NOT: tessera_tma_
 // SM80-NOT: cp.async.bulk
 // SM80: cp.async.cg.shared.global
+
+// A kernel of 256 threads whose fragments fit in half the registers and
+// whose shared memory leaves room for two blocks asks ptxas for two.
+// I8: .visible .entry tessera_kernel_gemm_i8_i32(
+// I8: .maxntid 256, 1, 1
+// I8-NEXT: .minnctapersm 2
