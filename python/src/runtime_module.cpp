@@ -312,6 +312,24 @@ NB_MODULE(_runtime, m) {
   });
   m.def("cache_lookup", &cacheLookup, nb::arg("source"), nb::arg("targets"),
         nb::arg("opt_level"), nb::arg("plugin_dir"));
+  m.def(
+      "wrap_stream",
+      [](uint32_t deviceIndex, uintptr_t native) {
+        tessera_device_t dev = nullptr;
+        check(tessera_runtime_device(runtimeHandle(), deviceIndex, &dev));
+        tessera_stream_t stream = nullptr;
+        check(tessera_stream_wrap(dev, reinterpret_cast<void *>(native),
+                                  &stream));
+        return reinterpret_cast<uintptr_t>(stream);
+      },
+      nb::arg("device"), nb::arg("native"),
+      "A tessera stream handle over a native stream (a CUstream).");
+  m.def(
+      "destroy_stream",
+      [](uintptr_t stream) {
+        tessera_stream_destroy(reinterpret_cast<tessera_stream_t>(stream));
+      },
+      nb::arg("stream"));
   m.def("dtype_name", [](int d) {
     return std::string(tessera_dtype_name(static_cast<tessera_dtype_t>(d)));
   });

@@ -211,6 +211,7 @@ class JITKernel:
                 else "", n))
         packed = list(full)
         device = None
+        torch_device = None
         torch = sys.modules.get("torch")
         tensor_type = torch.Tensor if torch is not None else None
         for i in self._tensor_pos:
@@ -221,6 +222,7 @@ class JITKernel:
             elif tensor_type is not None and isinstance(a, tensor_type):
                 d = _torch_device(a.device)
                 cap = rt._torch_to_dlpack(torch)(a)
+                torch_device = a.device
             else:
                 try:
                     d = rt.device_for(a)
@@ -245,6 +247,10 @@ class JITKernel:
                               else self._default.index)
         if k is None:
             k = self._kernel_for(device or self._default)
+        # torch's current stream of the tensors' GPU, as torch ops use.
+        if stream is None and torch_device is not None and \
+                torch_device.type != "cpu":
+            stream = torch.cuda.current_stream(torch_device)
         try:
             k.launch(packed, 0 if stream is None else
                      _stream_handle(stream, device))
@@ -325,12 +331,19 @@ def _call_error(message):
 
 
 def _stream_handle(stream, device):
+    """stream=: None (the device's default stream), a tessera stream handle
+    (int) or a torch stream (wrapped; torch keeps owning it)."""
     if stream is None:
         return 0
     if isinstance(stream, int):
         return stream
-    raise LaunchError("stream= takes a tessera stream handle (int); torch "
-                      "streams are not wrapped yet")
+    native = getattr(stream, "cuda_stream", None)
+    if native is None:
+        raise LaunchError("stream= takes a tessera stream handle (int) or a "
+                          "torch stream, got %s" % type(stream).__name__)
+    if device is None or device.is_cpu:
+        raise LaunchError("a torch stream needs tensors on its GPU")
+    return rt.wrap_stream(device, native)
 
 
 _NP = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",

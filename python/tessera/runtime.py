@@ -20,7 +20,7 @@ from .language import dtypes as D
 _runtime.set_error_type(LaunchError)
 
 __all__ = ["Device", "devices", "device", "device_for", "load_bundle",
-           "Bundle", "Kernel", "plugins"]
+           "Bundle", "Kernel", "plugins", "wrap_stream"]
 
 TENSOR = -1
 
@@ -73,6 +73,21 @@ def devices():
 
 def plugins():
     return _runtime.plugins()
+
+
+_WRAPPED_STREAMS = {}
+
+
+def wrap_stream(device, native):
+    """A tessera stream handle (int) over a native stream of `device`'s API:
+    a CUstream address (``torch.cuda.Stream.cuda_stream``) for CUDA. The
+    caller keeps the native stream alive; wrappers are cached per stream."""
+    key = (device.index, int(native))
+    h = _WRAPPED_STREAMS.get(key)
+    if h is None:
+        h = _runtime.wrap_stream(device.index, int(native))
+        _WRAPPED_STREAMS[key] = h
+    return h
 
 
 def device(kind="cpu", ordinal=0):

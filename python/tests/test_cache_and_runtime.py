@@ -99,3 +99,20 @@ def test_runtime_runs_an_exported_kernel(tmp_path):
     b.kernel("main")(x, w, y)
     np.testing.assert_allclose(y, np.ones_like(y) / np.sqrt(1 + 1e-5),
                                rtol=1e-6)
+
+
+def test_cpu_has_no_native_streams():
+    import tessera.runtime as rt
+    from tessera.errors import LaunchError
+    with pytest.raises(LaunchError, match="cannot wrap native streams"):
+        rt.wrap_stream(rt.device("cpu"), 0x1234)
+
+
+def test_bad_stream_argument_is_an_error():
+    import elementwise_add
+    from tessera.errors import LaunchError
+    k = elementwise_add.elementwise_add(64, 64, 32, 32, "float32", "float32",
+                                        128)
+    a = np.ones((64, 64), np.float32)
+    with pytest.raises(LaunchError, match="stream= takes"):
+        k(a, a, stream="default")

@@ -49,3 +49,26 @@ def test_cuda_gemm_symbolic_m():
         a = torch.randn(m, 256, device="cuda", dtype=torch.float16)
         b = torch.randn(256, 256, device="cuda", dtype=torch.float16)
         torch.testing.assert_close(k(a, b), torch.relu(a @ b), rtol=1e-2, atol=1e-2)
+
+
+@requires_cuda
+def test_cuda_runs_on_torchs_current_stream():
+    # Launched on torch's current stream (a side stream here), so torch ops
+    # enqueued after the call on that stream see the result without a sync,
+    # and an explicit stream= takes a torch stream too.
+    import elementwise_add
+    k = elementwise_add.elementwise_add(1024, 1024, 32, 32, "float32",
+                                        "float32", 128)
+    a = torch.randn(1024, 1024, device="cuda")
+    b = torch.randn(1024, 1024, device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        c = k(a, b)
+        d = c * 2  # same stream: ordered after the kernel
+    side.synchronize()
+    torch.testing.assert_close(d, (a + b) * 2)
+    c2 = torch.empty_like(a)
+    k(a, b, c2, stream=side)
+    side.synchronize()
+    torch.testing.assert_close(c2, a + b)

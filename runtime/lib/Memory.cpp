@@ -3,6 +3,8 @@
 #include "Internal.h"
 #include "tessera/dlpack.h"
 
+#include <cstddef>
+
 using tessera::runtime::makeStatus;
 using tessera::runtime::PluginError;
 using tessera::runtime::pluginStatus;
@@ -189,6 +191,30 @@ tessera_status_t tessera_stream_create(tessera_device_t device,
                                                         &stream->handle,
                                                         err.data(), err.size()),
                              err.text, "cannot create a stream"))
+    return s;
+  *out = stream.release();
+  return nullptr;
+}
+
+tessera_status_t tessera_stream_wrap(tessera_device_t device, void *native,
+                                     tessera_stream_t *out) {
+  TESSERA_CHECK_ARG(device && native && out,
+                    "tessera_stream_wrap: NULL argument");
+  const tessera_runtime_plugin *api = device->api;
+  // ABI 1.0 tables end before stream_wrap.
+  if (api->struct_size < offsetof(tessera_runtime_plugin, stream_wrap) +
+                             sizeof(api->stream_wrap) ||
+      !api->stream_wrap)
+    return tessera::runtime::makeStatus(
+        TESSERA_UNAVAILABLE, std::string("the ") + api->name +
+                                 " plugin cannot wrap native streams");
+  auto stream = std::make_unique<tessera_stream_s>();
+  stream->device = device;
+  PluginError err;
+  if (auto *s = pluginStatus(api->stream_wrap(device->handle, native,
+                                              &stream->handle, err.data(),
+                                              err.size()),
+                             err.text, "cannot wrap the native stream"))
     return s;
   *out = stream.release();
   return nullptr;

@@ -126,6 +126,7 @@ struct tessera_plugin_device_s {
 struct tessera_plugin_stream_s {
   tessera_plugin_device device;
   CUstream stream;
+  bool owned = true; // false: a wrapped stream its creator destroys
 };
 
 struct tessera_plugin_event_s {
@@ -441,17 +442,28 @@ static int cudaStreamCreate(tessera_plugin_device device,
   CUstream stream = nullptr;
   CU_CHECK(cuStreamCreate(&stream, CU_STREAM_DEFAULT),
            TESSERA_PLUGIN_ERROR_INTERNAL, "stream_create");
-  *s = new tessera_plugin_stream_s{device, stream};
+  *s = new tessera_plugin_stream_s{device, stream, /*owned=*/true};
   return TESSERA_PLUGIN_OK;
 }
 
 static void cudaStreamDestroy(tessera_plugin_stream s) {
   if (!s)
     return;
-  if (gReady.load(std::memory_order_acquire) &&
+  if (s->owned && gReady.load(std::memory_order_acquire) &&
       bindContext(s->device) == CUDA_SUCCESS)
     gCu.cuStreamDestroy_v2(s->stream);
   delete s;
+}
+
+static int cudaStreamWrap(tessera_plugin_device device, void *native,
+                          tessera_plugin_stream *s, char *err, size_t errLen) {
+  REQUIRE_READY(err, errLen);
+  if (!device || !native || !s)
+    return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
+                "stream_wrap: NULL argument");
+  *s = new tessera_plugin_stream_s{device, static_cast<CUstream>(native),
+                                   /*owned=*/false};
+  return TESSERA_PLUGIN_OK;
 }
 
 static int cudaStreamSynchronize(tessera_plugin_stream s, char *err,
@@ -929,6 +941,7 @@ static const tessera_runtime_plugin kCudaPlugin = {
     cudaModuleUnload,
     cudaKernelGet,
     cudaLaunch,
+    cudaStreamWrap,
 };
 
 __attribute__((visibility("default"))) const tessera_runtime_plugin *

@@ -180,6 +180,15 @@ TESSERA_API tessera_status_t tessera_buffer_fill(tessera_buffer_t buffer,
 /* Thread-safe. */
 TESSERA_API tessera_status_t tessera_stream_create(tessera_device_t device,
                                                    tessera_stream_t *out);
+/* A stream over a native stream of the device's vendor API (a CUstream for
+ * CUDA devices, e.g. torch.cuda.current_stream().cuda_stream) that the
+ * caller keeps owning and must keep alive while the wrapper is used;
+ * tessera_stream_destroy releases only the wrapper. A plugin without native
+ * streams (the CPU's, or one built for runtime ABI 1.0) returns
+ * TESSERA_UNAVAILABLE. Thread-safe. */
+TESSERA_API tessera_status_t tessera_stream_wrap(tessera_device_t device,
+                                                 void *native,
+                                                 tessera_stream_t *out);
 /* Not thread-safe on the stream. NULL is allowed. */
 TESSERA_API void tessera_stream_destroy(tessera_stream_t stream);
 /* Waits for all work on the stream. Thread-safe. */

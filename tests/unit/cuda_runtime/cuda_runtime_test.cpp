@@ -238,7 +238,8 @@ protected:
   }
 
   // c = a + alpha * b through `moduleFile`, checked against the host.
-  void checkVadd(const std::string &moduleFile) {
+  void checkVadd(const std::string &moduleFile,
+                 tessera_plugin_stream stream = nullptr) {
     tessera_plugin_module m = load(moduleFile);
     ASSERT_NE(m, nullptr);
     tessera_plugin_kernel k = kernel(m, "tessera_kernel_vadd");
@@ -254,10 +255,14 @@ protected:
         TESSERA_PLUGIN_OK);
     ASSERT_EQ(P->mem_set(dev, nullptr, dc, 0xff, bytes, err, sizeof(err)),
               TESSERA_PLUGIN_OK);
-    ASSERT_EQ(launch(k, nullptr, {da, n, db, n, dc, n, f32Slot(0.5f)},
+    ASSERT_EQ(launch(k, stream, {da, n, db, n, dc, n, f32Slot(0.5f)},
                      uint32_t((n + 255) / 256), 256),
               TESSERA_PLUGIN_OK)
         << err;
+    if (stream)
+      ASSERT_EQ(P->stream_synchronize(stream, err, sizeof(err)),
+                TESSERA_PLUGIN_OK)
+          << err;
     ASSERT_EQ(
         P->copy_to_host(dev, nullptr, c.data(), dc, bytes, err, sizeof(err)),
         TESSERA_PLUGIN_OK)
@@ -390,6 +395,34 @@ TEST_F(CudaRuntimeGpu, CallsFromAnotherThread) {
   // A fresh thread has no current context; the plugin binds the device's.
   std::thread worker([&] { checkVadd("cuda_test_kernels.sm_80.ptx"); });
   worker.join();
+}
+
+TEST_F(CudaRuntimeGpu, WrapsANativeStream) {
+  // A CUstream created by someone else (as torch does): work launched on the
+  // wrapper runs on it, and destroying the wrapper leaves it alive.
+  ASSERT_NE(P->stream_wrap, nullptr);
+  void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(libcuda, nullptr);
+  using StreamFn = int (*)(void **, unsigned);
+  using QueryFn = int (*)(void *);
+  auto create = reinterpret_cast<StreamFn>(dlsym(libcuda, "cuStreamCreate"));
+  auto query = reinterpret_cast<QueryFn>(dlsym(libcuda, "cuStreamQuery"));
+  auto destroy =
+      reinterpret_cast<QueryFn>(dlsym(libcuda, "cuStreamDestroy_v2"));
+  ASSERT_TRUE(create && query && destroy);
+  P->mem_free(dev, alloc(256)); // binds the device's context here
+  void *native = nullptr;
+  ASSERT_EQ(create(&native, 0), 0);
+  tessera_plugin_stream wrapped = nullptr;
+  ASSERT_EQ(P->stream_wrap(dev, native, &wrapped, err, sizeof(err)),
+            TESSERA_PLUGIN_OK)
+      << err;
+  checkVadd("cuda_test_kernels.sm_80.ptx", wrapped);
+  P->stream_destroy(wrapped);
+  EXPECT_EQ(query(native), 0) << "the native stream was destroyed";
+  EXPECT_EQ(destroy(native), 0);
+  EXPECT_EQ(P->stream_wrap(dev, nullptr, &wrapped, err, sizeof(err)),
+            TESSERA_PLUGIN_ERROR_INVALID);
 }
 
 TEST_F(CudaRuntimeGpu, SlotCountIsCheckedAgainstTheKernel) {

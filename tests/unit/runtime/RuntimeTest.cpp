@@ -129,6 +129,21 @@ TEST_F(RuntimeTest, StreamsAndEvents) {
   tessera_stream_destroy(stream);
 }
 
+TEST_F(RuntimeTest, NativeStreamsNeedAPluginThatWrapsThem) {
+  // The CPU plugin has no native streams: a clear error, nothing created.
+  tessera_stream_t stream = nullptr;
+  int dummy = 0;
+  std::string message =
+      failure(tessera_stream_wrap(cpu, &dummy, &stream), TESSERA_UNAVAILABLE);
+  EXPECT_NE(message.find("cannot wrap native streams"), std::string::npos)
+      << message;
+  EXPECT_EQ(stream, nullptr);
+  failure(tessera_stream_wrap(cpu, nullptr, &stream),
+          TESSERA_INVALID_ARGUMENT);
+  failure(tessera_stream_wrap(nullptr, &dummy, &stream),
+          TESSERA_INVALID_ARGUMENT);
+}
+
 TEST(RuntimeDefaults, CreateWithoutOptionsWorks) {
   // Whatever real plugins the build tree has, creation must not fail.
   tessera_runtime_t runtime;

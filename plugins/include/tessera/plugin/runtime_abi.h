@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define TESSERA_RUNTIME_ABI_MAJOR 1
-#define TESSERA_RUNTIME_ABI_MINOR 0
+#define TESSERA_RUNTIME_ABI_MINOR 1
 #define TESSERA_RUNTIME_PLUGIN_ENTRY tessera_runtime_plugin_entry
 #define TESSERA_RUNTIME_PLUGIN_ENTRY_NAME "tessera_runtime_plugin_entry"
 
@@ -144,6 +144,13 @@ typedef struct tessera_runtime_plugin {
    * job. */
   int (*launch)(tessera_plugin_kernel kernel, tessera_plugin_stream s,
                 const tessera_plugin_launch *launch, char *err, size_t err_len);
+
+  /* ABI 1.1 (a 1.0 plugin's table ends before it; NULL: unsupported). Wraps
+   * a stream of the vendor API (a CUstream on CUDA) that the caller keeps
+   * owning: work enqueued on the result runs on it, and stream_destroy of
+   * the result releases only the wrapper. */
+  int (*stream_wrap)(tessera_plugin_device device, void *native,
+                     tessera_plugin_stream *s, char *err, size_t err_len);
 } tessera_runtime_plugin;
 
 typedef const tessera_runtime_plugin *(*tessera_runtime_plugin_entry_fn)(void);
