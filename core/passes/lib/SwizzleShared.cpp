@@ -5,7 +5,9 @@
 // the copies writing it, at most 16 bytes), so that both the row-contiguous
 // writes of copies and the column-of-rows reads of MMA operands are free of
 // bank conflicts. Records `swizzle = #tile.swizzle<...>` on the tile.alloc;
-// warns when the chosen swizzle still conflicts.
+// warns when the chosen swizzle still conflicts. Tiles read through matrix
+// descriptors, and on TMA targets tiles filled from global memory, take the
+// hardware's swizzle atoms instead (rows over 128 bytes in column blocks).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +45,16 @@ bool readByDescriptor(AllocOp a, const target::TargetDescription &t) {
   return false;
 }
 
+/// Whether a tile.copy fills the shared tile `a` from a global tensor.
+bool filledFromGlobal(AllocOp a) {
+  for (Operation *u : a.getResult().getUsers())
+    if (auto c = dyn_cast<CopyOp>(u);
+        c && c.getDst() == a.getResult() &&
+        isa<GlobalTensorType>(c.getSrc().getType()) && !c.getTranspose())
+      return true;
+  return false;
+}
+
 struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SwizzleSharedPass)
   SwizzleSharedPass() = default;
@@ -63,10 +75,15 @@ struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
       if (!layout::isPowerOf2(rows) || !layout::isPowerOf2(cols))
         return;
       int eb = elementBytes(tt.getElementType());
-      if (readByDescriptor(a, t)) {
+      // Tiles read by matrix descriptors, and on targets that copy tiles by
+      // TMA every tile filled from global memory (so that its copies can be
+      // bulk copies), take the hardware's swizzle atoms.
+      if (readByDescriptor(a, t) ||
+          (t.asyncCopy == target::AsyncCopyKind::Tma && filledFromGlobal(a))) {
         // The hardware's swizzle atoms: 16-byte chunks XORed within rows of
         // 32, 64 or 128 bytes; wider rows are stored as 128-byte column
-        // blocks. Narrower rows keep the plain choice (no descriptor mode).
+        // blocks (conflict-free for ldmatrix too). Narrower rows keep the
+        // plain choice (no descriptor mode).
         int rowBytes = cols * eb;
         if (rowBytes >= 32 && 16 % eb == 0) {
           int width = std::min(rowBytes, 128);

@@ -93,7 +93,7 @@
 // HOST-GEMM: tile.requested_stages = 3
 
 // SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x64x32xf32, shared>
-// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <2x32x64xf32, shared>
+// SM90-GEMM-F32: tile.alloc {swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8, block_cols = 32>} : <2x32x64xf32, shared>
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.async_copy
 // SM90-GEMM-F32: tile.commit_group

@@ -54,7 +54,9 @@
 // HOST-GEMM: swizzle = #tile.swizzle<vec = 8, per_phase = 1, max_phase = 4>} : <32x128xf16, shared>
 
 // SM90-GEMM-F32: swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <64x32xf32, shared>
-// SM90-GEMM-F32: swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <32x64xf32, shared>
+// On a TMA target a tile filled from global memory takes the hardware atom:
+// 256-byte rows as two 128-byte column blocks.
+// SM90-GEMM-F32: swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8, block_cols = 32>} : <32x64xf32, shared>
 
 // GFX942-GEMM-F32: swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <64x32xf32, shared>
 // GFX942-GEMM-F32: swizzle = #tile.swizzle<vec = 4, per_phase = 1, max_phase = 8>} : <32x64xf32, shared>
