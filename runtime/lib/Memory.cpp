@@ -206,15 +206,15 @@ tessera_status_t tessera_stream_wrap(tessera_device_t device, void *native,
                              sizeof(api->stream_wrap) ||
       !api->stream_wrap)
     return tessera::runtime::makeStatus(
-        TESSERA_UNAVAILABLE, std::string("the ") + api->name +
-                                 " plugin cannot wrap native streams");
+        TESSERA_UNAVAILABLE,
+        std::string("the ") + api->name + " plugin cannot wrap native streams");
   auto stream = std::make_unique<tessera_stream_s>();
   stream->device = device;
   PluginError err;
-  if (auto *s = pluginStatus(api->stream_wrap(device->handle, native,
-                                              &stream->handle, err.data(),
-                                              err.size()),
-                             err.text, "cannot wrap the native stream"))
+  if (auto *s =
+          pluginStatus(api->stream_wrap(device->handle, native, &stream->handle,
+                                        err.data(), err.size()),
+                       err.text, "cannot wrap the native stream"))
     return s;
   *out = stream.release();
   return nullptr;

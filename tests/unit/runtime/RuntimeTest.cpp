@@ -138,8 +138,7 @@ TEST_F(RuntimeTest, NativeStreamsNeedAPluginThatWrapsThem) {
   EXPECT_NE(message.find("cannot wrap native streams"), std::string::npos)
       << message;
   EXPECT_EQ(stream, nullptr);
-  failure(tessera_stream_wrap(cpu, nullptr, &stream),
-          TESSERA_INVALID_ARGUMENT);
+  failure(tessera_stream_wrap(cpu, nullptr, &stream), TESSERA_INVALID_ARGUMENT);
   failure(tessera_stream_wrap(nullptr, &dummy, &stream),
           TESSERA_INVALID_ARGUMENT);
 }
