@@ -208,14 +208,46 @@ def run_one(prog, targets, tmp, quiet=False):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["gen", "run", "shrink"])
+    ap.add_argument("mode", choices=["gen", "run", "shrink", "emit"])
     ap.add_argument("seed", type=int)
     ap.add_argument("last", type=int, nargs="?")
     ap.add_argument("--targets", default="", help="comma-separated extra targets")
+    ap.add_argument("--out", default="", help="emit: folder for bundles and list.txt")
     a = ap.parse_args()
     targets = [t for t in a.targets.split(",") if t]
     if a.mode == "gen":
         sys.stdout.write(Program(a.seed).text())
+        return 0
+    if a.mode == "emit":
+        # Bundles (host + targets) and list.txt lines "bundle --shape ..."
+        # for a run on another machine (scripts/gpu/random-programs.sh).
+        os.makedirs(a.out, exist_ok=True)
+        host = os.uname().machine + "-unknown-linux-gnu"
+        last = a.last if a.last is not None else a.seed
+        with open(os.path.join(a.out, "list.txt"), "w") as lst:
+            for s in range(a.seed, last + 1):
+                prog = Program(s)
+                src = os.path.join(a.out, f"p{s}.mlir")
+                with open(src, "w") as f:
+                    f.write(prog.text())
+                bundle = os.path.join(a.out, f"p{s}.tsb")
+                cmd = [tessera_bin(), "compile", src, "--target", host,
+                       "--no-cache", "-o", bundle]
+                for t in targets:
+                    cmd += ["--target", t]
+                c = subprocess.run(cmd, capture_output=True, text=True)
+                os.remove(src)
+                if c.returncode != 0:
+                    print(f"seed {s}: FAIL compile", flush=True)
+                    continue
+                sh = prog.shapes()
+                if prog.reduce:
+                    if prog.reduce[1] == 0:
+                        sh["M"] = min(sh["M"], prog.bm)
+                    else:
+                        sh["N"] = min(sh["N"], prog.bn)
+                lst.write(f"p{s}.tsb --shape " +
+                          ",".join(f"{k}={v}" for k, v in sh.items()) + "\n")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         if a.mode == "shrink":
