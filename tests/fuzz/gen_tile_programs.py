@@ -62,7 +62,14 @@ class Program:
     def shapes(self):
         pick = lambda: self.shape_rng.choice(
             [1, 2, 17, 31, 64, 97, 128, 131, 200, 257])
-        return {"M": pick(), "N": pick(), "K": pick()}
+        sh = {"M": pick(), "N": pick(), "K": pick()}
+        # The reduction is checked where one block covers the reduced dim.
+        if self.reduce:
+            if self.reduce[1] == 0:
+                sh["M"] = min(sh["M"], self.bm)
+            else:
+                sh["N"] = min(sh["N"], self.bn)
+        return sh
 
     def text(self):
         e, o = self.dtype, self.out
@@ -103,8 +110,7 @@ class Program:
         L.append(f"    tile.clear %Cf : {cf_t}")
         L.append(f"    %row = arith.muli %by, %c{bm} : index")
         L.append(f"    %col = arith.muli %bx, %c{bn} : index")
-        loop = "tile.pipelined" if self.stages > 1 else "tile.pipelined"
-        L.append(f"    {loop} %kt = %c0 to %nk step %c1 stages = {self.stages} {{")
+        L.append(f"    tile.pipelined %kt = %c0 to %nk step %c1 stages = {self.stages} {{")
         L.append(f"      %k0 = arith.muli %kt, %c{bk} : index")
         aoff = "%k0, %row" if self.ta else "%row, %k0"
         boff = "%col, %k0" if self.tb else "%k0, %col"
@@ -191,12 +197,6 @@ def run_one(prog, targets, tmp, quiet=False):
         return "compile failed: " + (c.stderr.strip().splitlines() or ["?"])[-1][:300]
     for _ in range(2):
         sh = prog.shapes()
-        if prog.reduce:
-            # The reduction is checked where one block covers the reduced dim.
-            if prog.reduce[1] == 0:
-                sh["M"] = min(sh["M"], prog.bm)
-            else:
-                sh["N"] = min(sh["N"], prog.bn)
         shape = ",".join(f"{k}={v}" for k, v in sh.items())
         r = subprocess.run([tessera_bin(), "run", bundle, "--shape", shape, "--iters", "1"],
                            capture_output=True, text=True)
@@ -241,11 +241,6 @@ def main():
                     print(f"seed {s}: FAIL compile", flush=True)
                     continue
                 sh = prog.shapes()
-                if prog.reduce:
-                    if prog.reduce[1] == 0:
-                        sh["M"] = min(sh["M"], prog.bm)
-                    else:
-                        sh["N"] = min(sh["N"], prog.bn)
                 lst.write(f"p{s}.tsb --shape " +
                           ",".join(f"{k}={v}" for k, v in sh.items()) + "\n")
         return 0
