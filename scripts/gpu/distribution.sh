@@ -4,11 +4,8 @@
 # distribution path on odd shapes against the bundle's CPU image, dumps the
 # SASS instruction mix of each, and times the matrix kernels against torch.
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
-out="${OUT:-/tmp/tessera-gpu}"; mkdir -p "$out"
-bin=.devcarry/build/bin; b=.devcarry/bundles; v=.devcarry/variants
-export LD_LIBRARY_PATH="$root/.devcarry/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export TESSERA_PLUGIN_PATH="$root/.devcarry/build/lib/tessera/plugins"
+source "$(dirname "$0")/common.sh"
+b=.devcarry/bundles; v=.devcarry/variants
 log="$out/distribution.txt"; : > "$log"
 check() { if "$bin/tessera" run "$1" --device cuda --iters 2 --warmup 1 "${@:2}" >>"$log" 2>&1; then echo "ok   $*"; else echo "FAIL $*"; fi; }
 while read -r bundle args; do
@@ -124,20 +121,7 @@ for be in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
 PY
 # SASS instruction mix of the distributed kernels.
 for f in $v/*.tsb $b/softmax.tsb .devcarry/nofast/gemm.tsb .devcarry/nofast/flash_attention_fwd.tsb; do
-  python3 - "$f" "$out/k.cubin" <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read(); off = 0
-while off + 24 <= len(data):
-    size, eoff = struct.unpack_from("<QQ", data, off + 8)
-    kind, _, _, soff, nstr, ioff, isize = struct.unpack_from("<HHIQQQQ", data, off + eoff)
-    strs = {}
-    for i in range(nstr):
-        k, v = struct.unpack_from("<QQ", data, off + soff + 16 * i)
-        strs[data[off + k:data.index(b"\0", off + k)].decode()] = data[off + v:data.index(b"\0", off + v)].decode(errors="replace")
-    if strs.get("triple", "").startswith("nvptx"):
-        open(sys.argv[2], "wb").write(data[off + ioff:off + ioff + isize])
-    off += (size + 7) // 8 * 8
-PY
+  python3 scripts/gpu/extract-cubin.py "$f" "$out/k.cubin"
   cuobjdump -sass "$out/k.cubin" > "$out/k.sass" 2>&1
   echo "$(basename $f): $(for op in HGMMA HMMA LDSM LDGSTS UTMALDG SYNCS LDL STL FFMA BAR; do printf '%s=%s ' $op $(grep -c "$op" "$out/k.sass"); done)"
 done | tee "$out/sass.txt"

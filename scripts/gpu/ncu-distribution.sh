@@ -3,11 +3,7 @@
 # scripts/gpu/prepare-zoo.sh and .devcarry/nofast): speed of light, tensor
 # pipe use, occupancy, top warp stall reasons. Text reports go to $OUT.
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
-out="${OUT:-/tmp/tessera-gpu}"; mkdir -p "$out"
-bin=.devcarry/build/bin
-export LD_LIBRARY_PATH="$root/.devcarry/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export TESSERA_PLUGIN_PATH="$root/.devcarry/build/lib/tessera/plugins"
+source "$(dirname "$0")/common.sh"
 metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio
 prof() { # name, bundle, args...
   local name="$1" bundle="$2"; shift 2

@@ -5,11 +5,7 @@
 # shape, the CUDA result checked against the bundle's CPU image. Prints the
 # failures and a count; logs go to $OUT.
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
-out="${OUT:-/tmp/tessera-gpu}"; mkdir -p "$out"
-bin="$root/.devcarry/build/bin"
-export LD_LIBRARY_PATH="$root/.devcarry/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export TESSERA_PLUGIN_PATH="$root/.devcarry/build/lib/tessera/plugins"
+source "$(dirname "$0")/common.sh"
 for t in .devcarry/random/*.tar.xz; do [ -f "$t" ] && tar -xJf "$t" -C .devcarry/random; done
 one() { # dir, list line
   local dir="$1"; shift

@@ -3,11 +3,7 @@
 # attention by distribution (.devcarry/nofast) and on zoo kernels, small
 # shapes with edges. Prints one line per (tool, kernel); reports go to $OUT.
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
-out="${OUT:-/tmp/tessera-gpu}"; mkdir -p "$out"
-bin=.devcarry/build/bin
-export LD_LIBRARY_PATH="$root/.devcarry/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export TESSERA_PLUGIN_PATH="$root/.devcarry/build/lib/tessera/plugins"
+source "$(dirname "$0")/common.sh"
 z=.devcarry/zoo; n=.devcarry/nofast
 while read -r name bundle args; do
   [ -z "$name" ] && continue

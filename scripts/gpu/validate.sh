@@ -4,13 +4,8 @@
 # compute-sanitizer on gemm and flash attention, the SASS of the gemm, and
 # the benchmarks against cuBLAS / cuDNN / Triton. Results go to $OUT.
 set -uo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-cd "$root"
-out="${OUT:-/tmp/tessera-gpu}"; mkdir -p "$out"
-bin=.devcarry/build/bin; b=.devcarry/bundles
-# The carried tree, not the build tree its RUNPATHs name.
-export LD_LIBRARY_PATH="$root/.devcarry/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export TESSERA_PLUGIN_PATH="$root/.devcarry/build/lib/tessera/plugins"
+source "$(dirname "$0")/common.sh"
+b=.devcarry/bundles
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/device.txt"
 "$bin/tessera" plugins | tee -a "$out/device.txt"
 
@@ -40,21 +35,7 @@ done
 grep -c "check: passed" "$out/examples.txt"
 
 echo "== SASS of the gemm"
-python3 - "$b/gemm.tsb" "$out/gemm.cubin" <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read(); off = 0
-while off + 24 <= len(data):
-    size, eoff = struct.unpack_from("<QQ", data, off + 8)
-    kind, _, _, soff, nstr, ioff, isize = struct.unpack_from("<HHIQQQQ", data, off + eoff)
-    strs = {}
-    for i in range(nstr):
-        k, v = struct.unpack_from("<QQ", data, off + soff + 16 * i)
-        key = data[off + k:data.index(b"\0", off + k)].decode()
-        strs[key] = data[off + v:data.index(b"\0", off + v)].decode(errors="replace")
-    if strs.get("triple", "").startswith("nvptx"):
-        open(sys.argv[2], "wb").write(data[off + ioff:off + ioff + isize])
-    off += (size + 7) // 8 * 8
-PY
+python3 scripts/gpu/extract-cubin.py "$b/gemm.tsb" "$out/gemm.cubin"
 cuobjdump -sass "$out/gemm.cubin" > "$out/gemm.sass" 2>&1
 for op in HGMMA UTMALDG HMMA LDGSTS; do printf '%s %s\n' "$op" "$(grep -c "$op" "$out/gemm.sass")"; done | tee "$out/sass-summary.txt"
 

@@ -132,21 +132,19 @@ class Program:
             for idx, op in enumerate(self.ops):
                 c = self.constants[idx]
                 nv = f"%v{idx + 1}"
-                if op == "scale":
-                    L.append(f"      %k{idx} = arith.constant {c:.3f} : f32")
-                    L.append(f"      {nv} = arith.mulf {cur}, %k{idx} : f32")
-                elif op == "relu":
-                    L.append(f"      %z{idx} = arith.constant 0.0 : f32")
-                    L.append(f"      {nv} = arith.maximumf {cur}, %z{idx} : f32")
-                elif op in ("max", "min"):
-                    L.append(f"      %k{idx} = arith.constant {c:.3f} : f32")
-                    L.append(f"      {nv} = arith.{op}imumf {cur}, %k{idx} : f32")
-                elif op == "rowbias":
-                    L.append(f"      %b{idx} = tile.load %rbf[%i] : !tile.tile<{bm}xf32, fragment>")
-                    L.append(f"      {nv} = arith.addf {cur}, %b{idx} : f32")
-                elif op == "colbias":
-                    L.append(f"      %b{idx} = tile.load %cbf[%j] : !tile.tile<{bn}xf32, fragment>")
-                    L.append(f"      {nv} = arith.addf {cur}, %b{idx} : f32")
+                # A binary op of the value and an operand: (operand, arith op).
+                binary = {
+                    "scale": (f"arith.constant {c:.3f} : f32", "mulf"),
+                    "relu": ("arith.constant 0.0 : f32", "maximumf"),
+                    "max": (f"arith.constant {c:.3f} : f32", "maximumf"),
+                    "min": (f"arith.constant {c:.3f} : f32", "minimumf"),
+                    "rowbias": (f"tile.load %rbf[%i] : !tile.tile<{bm}xf32, fragment>", "addf"),
+                    "colbias": (f"tile.load %cbf[%j] : !tile.tile<{bn}xf32, fragment>", "addf"),
+                }
+                if op in binary:
+                    operand, fn = binary[op]
+                    L.append(f"      %k{idx} = {operand}")
+                    L.append(f"      {nv} = arith.{fn} {cur}, %k{idx} : f32")
                 elif op == "expneg":
                     # exp(-|x| / 8): bounded, no overflow.
                     L.append(f"      %a{idx} = math.absf {cur} : f32")

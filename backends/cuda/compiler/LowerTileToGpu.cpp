@@ -227,6 +227,30 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       hooks.setBulkCopies(true);
       if (failed(distribute(fn, dk)))
         return failure();
+      std::vector<CudaTargetHooks::TensorMap> maps = hooks.takeTensorMaps();
+      if (dk.bulkCopies) {
+        hooks.setBulkCopies(false);
+        LogicalResult twinOk = distribute(twin, twinDk);
+        hooks.setBulkCopies(true);
+        if (failed(twinOk))
+          return failure();
+        if (maps.size() > kMaxTensorMaps) {
+          // More tensors than a launch passes maps for: the twin (cp.async)
+          // is the kernel.
+          std::string keep = fn.getName().str();
+          fn.erase();
+          fn = twin;
+          fn.setName(keep);
+          dk = twinDk;
+        } else {
+          auto threadsAttr = twin->getAttrOfType<IntegerAttr>(kThreadsAttr);
+          addTensorMapDescriptor(fn, maps,
+                                 threadsAttr ? threadsAttr.getInt() : 0,
+                                 twinDk.sharedBytes);
+        }
+      } else {
+        twin.erase();
+      }
       // A warp-specialized kernel launches with its copy warp.
       if (auto t = fn->getAttrOfType<IntegerAttr>(kThreadsAttr);
           t && dk.threads > t.getInt()) {
@@ -248,23 +272,6 @@ LogicalResult tessera::cuda::lowerTileToGpu(
         if (desc->registersPerBlock > 0 && half < 255 && bySmem >= 2 &&
             dk.fragmentRegisters + kRegisterOverhead <= half)
           fn->setAttr("nvvm.minctasm", OpBuilder(ctx).getI32IntegerAttr(2));
-      }
-      std::vector<CudaTargetHooks::TensorMap> maps = hooks.takeTensorMaps();
-      if (dk.bulkCopies) {
-        if (maps.size() > kMaxTensorMaps)
-          return fn.emitOpError("uses ")
-                 << maps.size() << " tensor maps, more than the "
-                 << kMaxTensorMaps << " a kernel may have";
-        hooks.setBulkCopies(false);
-        LogicalResult twinOk = distribute(twin, twinDk);
-        hooks.setBulkCopies(true);
-        if (failed(twinOk))
-          return failure();
-        auto threadsAttr = twin->getAttrOfType<IntegerAttr>(kThreadsAttr);
-        addTensorMapDescriptor(fn, maps, threadsAttr ? threadsAttr.getInt() : 0,
-                               twinDk.sharedBytes);
-      } else {
-        twin.erase();
       }
       shared.emplace_back(name, (unsigned)dk.sharedBytes);
     }

@@ -262,6 +262,14 @@ private:
       g[rank - r + k] = add(off[rank - r + k], t[k]);
     return g;
   }
+  /// Per dim but the innermost: whether global index `g` is inside `dims`
+  /// (the innermost dim is checked per vector or element by the caller).
+  SmallVector<Value> outerInside(ArrayRef<Value> g, ArrayRef<Value> dims) {
+    SmallVector<Value> conds;
+    for (size_t k = 0; k + 1 < g.size(); ++k)
+      conds.push_back(ult(g[k], dims[k]));
+    return conds;
+  }
   /// The row-major offset of coordinates `co` in a tile of `shape`.
   Value rowMajor(ArrayRef<Value> co, ArrayRef<int64_t> shape) {
     Value f = c(0);
@@ -881,12 +889,8 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
         if (k)
           rest = divC(rest, shape[k]);
       }
-      SmallVector<Value> g(off.begin(), off.end());
-      for (int64_t k = 0; k < r; ++k)
-        g[rank - r + k] = add(off[rank - r + k], t[k]);
-      SmallVector<Value> conds;
-      for (int64_t k = 0; k < rank - 1; ++k)
-        conds.push_back(ult(g[k], dims[k]));
+      SmallVector<Value> g = globalIndex(off, t);
+      SmallVector<Value> conds = outerInside(g, dims);
       Value rowIn = conds.empty() ? Value() : andAll(b, loc, conds);
       Value dOff = sharedOffset(d, t);
       auto scalarCopy = [&](OpBuilder &sb) {
@@ -1002,12 +1006,8 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
     aligned = rowsAligned(mem, dims, vec, eb);
   for (int64_t base = 0; base < f.regs; base += vec) {
     SmallVector<Value> t = coordsOf(f.layout, base);
-    SmallVector<Value> g(off.begin(), off.end());
-    for (int64_t k = 0; k < r; ++k)
-      g[rank - r + k] = add(off[rank - r + k], t[k]);
-    SmallVector<Value> conds;
-    for (int64_t k = 0; k < rank - 1; ++k)
-      conds.push_back(ult(g[k], dims[k]));
+    SmallVector<Value> g = globalIndex(off, t);
+    SmallVector<Value> conds = outerInside(g, dims);
     auto scalar = [&]() {
       for (int64_t i = 0; i < vec; ++i) {
         SmallVector<Value> gi(g);
@@ -1987,13 +1987,9 @@ void Distributor::specialize(KernelOp kernel) {
   auto split = scf::IfOp::create(b, l, isCopyWarp, /*withElse=*/true);
   // The consumers: everything after the split.
   Block *consumers = split.elseBlock();
-  for (Operation &op : llvm::make_early_inc_range(kb)) {
-    if (&op == split.getOperation() || isa<AllocOp>(op) ||
-        op.hasTrait<OpTrait::IsTerminator>() ||
-        split->isBeforeInBlock(&op) == false)
-      continue;
-    op.moveBefore(consumers->getTerminator());
-  }
+  // (Every alloc is before the split; the kernel's terminator stays.)
+  while (!split->getNextNode()->hasTrait<OpTrait::IsTerminator>())
+    split->getNextNode()->moveBefore(consumers->getTerminator());
   // The copy warp.
   b.setInsertionPoint(consumers, consumers->begin());
   hooks.emitRoleStart(b, l, /*copyRole=*/false, threads, extra);

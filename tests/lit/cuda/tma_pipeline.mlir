@@ -17,6 +17,8 @@
 // RUN: %tessera info %t/ws.tsb | FileCheck %s --check-prefix=WSINFO
 // RUN: mkdir -p %t/i8 && %tessera compile %examples/zoo/gemm_i8_i32.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/i8.tsb --dump-dir %t/i8
 // RUN: FileCheck %s --check-prefix=I8 --input-file %t/i8/kernel.sm_90a.ptx
+// RUN: mkdir -p %t/nine && %tessera compile %S/Inputs/nine_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/nine.tsb --dump-dir %t/nine
+// RUN: FileCheck %s --check-prefix=NINE --input-file %t/nine/kernel.sm_90a.ptx
 // RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/sm80.tsb --dump-dir %t/sm80
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/sm80/kernel.sm_80.ptx
 
@@ -61,3 +63,11 @@
 // I8: .visible .entry tessera_kernel_gemm_i8_i32(
 // I8: .maxntid 256, 1, 1
 // I8-NEXT: .minnctapersm 2
+
+// More tensors than tensor maps: the kernel copies with cp.async, one
+// entry, no descriptor.
+// NINE-NOT: tessera_tma_
+// NINE: .visible .entry tessera_kernel_nine_maps(
+// NINE-NOT: cp.async.bulk
+// NINE: cp.async.ca.shared.global
+// NINE-NOT: .entry

@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""Writes the NVPTX image (cubin) of a tessera bundle to a file, for
+cuobjdump:  extract-cubin.py <bundle.tsb> <out.cubin>. Walks the
+OffloadBinary entries and takes the one whose `triple` string is nvptx."""
+import struct
+import sys
+
+data = open(sys.argv[1], "rb").read()
+off = 0
+found = False
+while off + 24 <= len(data):
+    size, eoff = struct.unpack_from("<QQ", data, off + 8)
+    _, _, _, soff, nstr, ioff, isize = struct.unpack_from("<HHIQQQQ", data, off + eoff)
+    strs = {}
+    for i in range(nstr):
+        k, v = struct.unpack_from("<QQ", data, off + soff + 16 * i)
+        key = data[off + k:data.index(b"\0", off + k)].decode()
+        strs[key] = data[off + v:data.index(b"\0", off + v)].decode(errors="replace")
+    if strs.get("triple", "").startswith("nvptx"):
+        open(sys.argv[2], "wb").write(data[off + ioff:off + ioff + isize])
+        found = True
+    off += (size + 7) // 8 * 8
+if not found:
+    sys.exit("%s has no nvptx image" % sys.argv[1])
