@@ -9,6 +9,7 @@ packages=(
   libclang-rt-22-dev
   libtomlplusplus-dev googletest libgtest-dev libopenblas-dev
   python3 python3-numpy python3-dev python3-pytest python3-pip
+  libvulkan1 libvulkan-dev mesa-vulkan-drivers spirv-tools
 )
 
 # From PyPI (Debian 12 does not package it): nanobind, which the Python

@@ -13,7 +13,8 @@ using tessera::runtime::pluginStatus;
 namespace {
 
 /// CPU triples accept an image built for any chip of the triple: host code
-/// for a baseline chip runs on a newer one. GPU chips must match exactly.
+/// for a baseline chip runs on a newer one. GPU chips must match exactly,
+/// but for Vulkan's generic images.
 bool isCpuTriple(std::string_view triple) {
   std::string_view arch = triple.substr(0, triple.find('-'));
   for (const char *cpu :
@@ -34,7 +35,14 @@ std::string describeImages(const bundle::Bundle &bundle) {
   return list.empty() ? "no images" : list;
 }
 
-/// The index of the image to load, or -1.
+/// Vulkan images built for the "generic" device description (no
+/// cooperative matrices, the minimum limits) run on every Vulkan device.
+bool isGenericImage(std::string_view triple, std::string_view chip) {
+  return triple.substr(0, triple.find('-')) == "spirv64" && chip == "generic";
+}
+
+/// The index of the image to load, or -1: the device's own chip first, then
+/// an image any chip of the triple runs.
 int pickImage(const bundle::Bundle &bundle, const tessera_device_s &device) {
   std::string_view triple = device.info.triple, chip = device.info.chip;
   int fallback = -1;
@@ -44,7 +52,8 @@ int pickImage(const bundle::Bundle &bundle, const tessera_device_s &device) {
       continue;
     if (image.arch() == chip)
       return static_cast<int>(i);
-    if (fallback < 0 && isCpuTriple(triple))
+    if (fallback < 0 &&
+        (isCpuTriple(triple) || isGenericImage(triple, image.arch())))
       fallback = static_cast<int>(i);
   }
   return fallback;

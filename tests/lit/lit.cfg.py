@@ -54,6 +54,10 @@ if os.path.exists(tool("tessera")):
 for manifest in glob.glob(os.path.join(plugin_dir, "*.toml")):
     name = os.path.splitext(os.path.basename(manifest))[0]
     config.available_features.add("plugin-" + name)
+# SPIR-V tools (Debian's spirv-tools): spirv-val and spirv-dis.
+import shutil
+if shutil.which("spirv-val") and shutil.which("spirv-dis"):
+    config.available_features.add("spirv-tools")
 # A Python for helper scripts: the first of lit's own and the `python3` on
 # PATH that has numpy (feature 'numpy'), else lit's own.
 def has_numpy(python):

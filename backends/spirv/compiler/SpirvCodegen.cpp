@@ -1,0 +1,337 @@
+//===- SpirvCodegen.cpp - distributed gpu.module to a SPIR-V image --------===//
+//
+// The upstream conversions take the legalized gpu.module to one spirv.module
+// (gpu, arith, math, memref, scf, vector, index, ub). Then the kernel ABI of
+// tessera/spirv/image.h: each entry function's 32-bit slot arguments become
+// loads from a push-constant block of its own, and its storage-buffer
+// arguments become the interface variables at set 0, bindings 0..n-1
+// (spirv-lower-abi-attrs). The module is serialized and put behind the image
+// table the runtime plugin reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerTileToSpirv.h"
+
+#include "tessera/Passes/Passes.h"
+#include "tessera/spirv/image.h"
+
+#include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
+#include "mlir/Conversion/IndexToSPIRV/IndexToSPIRV.h"
+#include "mlir/Conversion/MathToSPIRV/MathToSPIRV.h"
+#include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
+#include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
+#include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/SPIRV/Serialization.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace spv = ::mlir::spirv;
+
+namespace {
+
+/// The SPIR-V environment every Vulkan 1.3 device of a TargetDescription is
+/// assumed to have: 16- and 8-bit arithmetic and storage, subgroup shuffles
+/// and arithmetic, float atomics. spirv-update-vce keeps only what a module
+/// uses.
+spv::TargetEnvAttr targetEnv(MLIRContext *ctx,
+                             const tessera::target::TargetDescription &d) {
+  using C = spv::Capability;
+  using E = spv::Extension;
+  auto vce = spv::VerCapExtAttr::get(
+      spv::Version::V_1_3,
+      {C::Shader, C::Float16, C::Int16, C::Int8, C::Int64,
+       C::StorageBuffer16BitAccess, C::StorageBuffer8BitAccess,
+       C::GroupNonUniform, C::GroupNonUniformShuffle,
+       C::GroupNonUniformArithmetic, C::GroupNonUniformBallot,
+       C::GroupNonUniformVote, C::AtomicFloat32AddEXT},
+      {E::SPV_KHR_16bit_storage, E::SPV_KHR_8bit_storage,
+       E::SPV_KHR_storage_buffer_storage_class,
+       E::SPV_EXT_shader_atomic_float_add},
+      ctx);
+  Builder b(ctx);
+  int64_t shared = d.sharedMemoryPerBlockOptin ? d.sharedMemoryPerBlockOptin
+                                               : d.sharedMemoryPerBlock;
+  auto limits = spv::ResourceLimitsAttr::get(
+      ctx, (int)shared, d.maxThreadsPerBlock,
+      b.getI32ArrayAttr({d.maxThreadsPerBlock, 1, 1}), d.warpSize, d.warpSize,
+      d.warpSize, b.getArrayAttr({}), b.getArrayAttr({}));
+  return spv::TargetEnvAttr::get(vce, limits, spv::ClientAPI::Vulkan);
+}
+
+/// What the upstream patterns leave out: exp2 and log2 (GLSL.std.450 has
+/// both) and float atomic adds (SPV_EXT_shader_atomic_float_add).
+template <typename From, typename To>
+struct UnaryGLPattern final : OpConversionPattern<From> {
+  using OpConversionPattern<From>::OpConversionPattern;
+  LogicalResult matchAndRewrite(From op, typename From::Adaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    Type t = this->getTypeConverter()->convertType(op.getType());
+    if (!t || !isa<FloatType>(getElementTypeOrSelf(t)))
+      return failure();
+    rw.replaceOpWithNewOp<To>(op, t, a.getOperand());
+    return success();
+  }
+};
+
+struct AtomicFAddPattern final : OpConversionPattern<memref::AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(memref::AtomicRMWOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    if (op.getKind() != arith::AtomicRMWKind::addf || !op.getType().isF32())
+      return failure();
+    const auto &tc = *getTypeConverter<SPIRVTypeConverter>();
+    Value ptr = spv::getElementPtr(tc, op.getMemRefType(), a.getMemref(),
+                                   a.getIndices(), op.getLoc(), rw);
+    if (!ptr)
+      return failure();
+    auto space =
+        cast<spv::StorageClassAttr>(op.getMemRefType().getMemorySpace());
+    spv::Scope scope = space.getValue() == spv::StorageClass::Workgroup
+                           ? spv::Scope::Workgroup
+                           : spv::Scope::Device;
+    rw.replaceOpWithNewOp<spv::EXTAtomicFAddOp>(
+        op, rw.getF32Type(), ptr, spv::ScopeAttr::get(rw.getContext(), scope),
+        spv::MemorySemanticsAttr::get(rw.getContext(),
+                                      spv::MemorySemantics::None),
+        a.getValue());
+    return success();
+  }
+};
+
+LogicalResult convertToSpirv(ModuleOp module, gpu::GPUModuleOp gpuModule,
+                             spv::TargetEnvAttr env,
+                             const tessera::CompileOptions &options) {
+  MLIRContext *ctx = module.getContext();
+  gpuModule->setAttr(spv::getTargetEnvAttrName(), env);
+  std::unique_ptr<ConversionTarget> target = SPIRVConversionTarget::get(env);
+  SPIRVConversionOptions opts;
+  opts.use64bitIndex = false;
+  opts.emulateLT32BitScalarTypes = false;
+  opts.emulateUnsupportedFloatTypes = true;
+  SPIRVTypeConverter converter(env, opts);
+  RewritePatternSet patterns(ctx);
+  populateGPUToSPIRVPatterns(converter, patterns);
+  ScfToSPIRVContext scfContext;
+  populateSCFToSPIRVPatterns(converter, scfContext, patterns);
+  arith::populateArithToSPIRVPatterns(converter, patterns);
+  populateMathToSPIRVPatterns(converter, patterns);
+  populateMemRefToSPIRVPatterns(converter, patterns);
+  populateVectorToSPIRVPatterns(converter, patterns);
+  index::populateIndexToSPIRVPatterns(converter, patterns);
+  ub::populateUBToSPIRVConversionPatterns(converter, patterns);
+  populateFuncToSPIRVPatterns(converter, patterns);
+  patterns.add<UnaryGLPattern<math::Exp2Op, spv::GLExp2Op>,
+               UnaryGLPattern<math::Log2Op, spv::GLLog2Op>, AtomicFAddPattern>(
+      converter, ctx);
+  if (failed(applyFullConversion(gpuModule.getOperation(), *target,
+                                 std::move(patterns))))
+    return failure();
+  (void)options;
+  return success();
+}
+
+/// Replaces the slot arguments of each entry function (those whose ABI
+/// attribute names set 1) by loads from a push-constant block of its own,
+/// leaving the storage buffers (set 0) to spirv-lower-abi-attrs.
+LogicalResult pushConstantSlots(spv::ModuleOp spvModule) {
+  MLIRContext *ctx = spvModule.getContext();
+  for (auto fn : llvm::to_vector(spvModule.getOps<spv::FuncOp>())) {
+    if (!fn->hasAttr(spv::getEntryPointABIAttrName()))
+      continue;
+    llvm::BitVector slots(fn.getNumArguments());
+    unsigned numSlots = 0;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      auto abi = fn.getArgAttrOfType<spv::InterfaceVarABIAttr>(
+          i, spv::getInterfaceVarABIAttrName());
+      if (abi && abi.getDescriptorSet() == 1) {
+        slots.set(i);
+        ++numSlots;
+      }
+    }
+    if (numSlots == 0)
+      continue;
+    Location loc = fn.getLoc();
+    OpBuilder b(ctx);
+    b.setInsertionPoint(fn);
+    auto i32 = b.getI32Type();
+    auto arr = spv::ArrayType::get(i32, numSlots, /*stride=*/4);
+    auto block = spv::StructType::get({arr}, ArrayRef<uint32_t>{0});
+    auto ptrTy = spv::PointerType::get(block, spv::StorageClass::PushConstant);
+    std::string name = ("__tessera_slots_" + fn.getName()).str();
+    auto var = spv::GlobalVariableOp::create(b, loc, TypeAttr::get(ptrTy),
+                                             b.getStringAttr(name),
+                                             FlatSymbolRefAttr());
+    Block &entry = fn.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    Value base = spv::AddressOfOp::create(b, loc, var);
+    Value zero = spv::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
+    unsigned k = 0;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      if (!slots.test(i))
+        continue;
+      BlockArgument arg = entry.getArgument(i);
+      if (arg.getType() != i32)
+        return fn.emitOpError("slot argument ") << i << " is not i32";
+      Value ki = spv::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(k++));
+      Value ptr =
+          spv::AccessChainOp::create(b, loc, base, ValueRange{zero, ki});
+      Value v = spv::LoadOp::create(b, loc, ptr);
+      arg.replaceAllUsesWith(v);
+    }
+    if (failed(fn.eraseArguments(slots)))
+      return fn.emitOpError("could not drop the slot arguments");
+  }
+  return success();
+}
+
+void appendWord(std::vector<char> &out, uint32_t w) {
+  for (int i = 0; i < 4; ++i)
+    out.push_back(char((w >> (8 * i)) & 0xff));
+}
+
+void appendPadded(std::vector<char> &out, const char *data, size_t n) {
+  out.insert(out.end(), data, data + n);
+  while (out.size() % 4)
+    out.push_back(0);
+}
+
+} // namespace
+
+LogicalResult tessera::spirv::emitSpirvImage(
+    ModuleOp module, const tessera::CompileTarget &target,
+    const tessera::CompileOptions &options,
+    const std::vector<KernelRecord> &kernels, std::vector<char> &image) {
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<spv::SPIRVDialect, ub::UBDialect>();
+  gpu::GPUModuleOp gpuModule;
+  for (auto m : module.getOps<gpu::GPUModuleOp>())
+    if (m.getName() == kGpuModuleName)
+      gpuModule = m;
+  if (!gpuModule)
+    return emitError(module.getLoc()) << "no kernels to emit";
+  std::string spec =
+      target.descriptionPath.empty() ? target.chip : target.descriptionPath;
+  std::string error;
+  auto desc = tessera::passes::resolveTarget(spec, &error);
+  if (!desc)
+    return emitError(module.getLoc()) << error;
+  spv::TargetEnvAttr env = targetEnv(ctx, *desc);
+
+  {
+    // bf16 arithmetic has no SPIR-V type: compute in f32 through integer
+    // conversions (the storage stays 16-bit).
+    PassManager pm(ctx);
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    pm.nest<gpu::GPUModuleOp>().addPass(
+        arith::createArithExpandOpsPass(expand));
+    pm.addPass(createCanonicalizerPass());
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  if (failed(narrowFloatsToIntegers(gpuModule)))
+    return failure();
+  if (failed(convertToSpirv(module, gpuModule, env, options)))
+    return failure();
+  spv::ModuleOp spvModule;
+  for (auto m : module.getOps<spv::ModuleOp>())
+    spvModule = m;
+  if (!spvModule)
+    return emitError(module.getLoc()) << "the SPIR-V conversion made no module";
+  if (failed(pushConstantSlots(spvModule)))
+    return failure();
+  // Barriers of kernels with shared tiles in device memory order that
+  // memory too.
+  for (auto fn : spvModule.getOps<spv::FuncOp>()) {
+    if (!fn->hasAttr("tessera.scratch_bytes"))
+      continue;
+    fn.walk([&](spv::ControlBarrierOp bar) {
+      bar.setMemorySemantics(bar.getMemorySemantics() |
+                             spv::MemorySemantics::UniformMemory);
+    });
+  }
+  PassManager pm(ctx);
+  if (options.printIRAfterAll) {
+    ctx->disableMultithreading();
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *, Operation *) { return true; },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false);
+  }
+  OpPassManager &sm = pm.nest<spv::ModuleOp>();
+  sm.addPass(spv::createSPIRVLowerABIAttributesPass());
+  sm.addPass(spv::createSPIRVUpdateVCEPass());
+  sm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(module)))
+    return failure();
+
+  SmallVector<uint32_t> words;
+  if (failed(spv::serialize(spvModule, words)))
+    return failure();
+  if (!options.dumpDir.empty()) {
+    std::error_code ec = llvm::sys::fs::create_directories(options.dumpDir);
+    llvm::raw_fd_ostream os(options.dumpDir + "/kernels." + target.chip +
+                                ".spv",
+                            ec, llvm::sys::fs::OF_None);
+    if (!ec)
+      os.write(reinterpret_cast<const char *>(words.data()), words.size() * 4);
+  }
+
+  // The image table, then the module.
+  image.clear();
+  std::vector<char> records;
+  for (const KernelRecord &k : kernels) {
+    std::vector<char> r;
+    appendWord(r, 0); // record_words, patched below
+    appendWord(r, k.threads);
+    appendWord(r, 1);
+    appendWord(r, 1);
+    appendWord(r, k.subgroupSize);
+    appendWord(r, k.sharedBytes);
+    appendWord(r, (uint32_t)k.slotKinds.size());
+    appendWord(r, 4 * (uint32_t)k.slotKinds.size());
+    appendWord(r, (uint32_t)k.symbol.size());
+    appendWord(r, k.scratchBytes);
+    appendWord(r, k.scratchBindings);
+    appendPadded(r, k.symbol.data(), k.symbol.size());
+    appendPadded(r, reinterpret_cast<const char *>(k.slotKinds.data()),
+                 k.slotKinds.size());
+    uint32_t n = r.size() / 4;
+    for (int i = 0; i < 4; ++i)
+      r[i] = char((n >> (8 * i)) & 0xff);
+    records.insert(records.end(), r.begin(), r.end());
+  }
+  uint32_t spirvOffset =
+      TESSERA_SPIRV_IMAGE_HEADER_WORDS + (uint32_t)records.size() / 4;
+  appendWord(image, TESSERA_SPIRV_IMAGE_MAGIC);
+  appendWord(image, TESSERA_SPIRV_IMAGE_VERSION);
+  appendWord(image, (uint32_t)kernels.size());
+  appendWord(image, spirvOffset);
+  appendWord(image, (uint32_t)words.size());
+  for (int i = 0; i < 3; ++i)
+    appendWord(image, 0);
+  image.insert(image.end(), records.begin(), records.end());
+  for (uint32_t w : words)
+    appendWord(image, w);
+  return success();
+}

@@ -1,0 +1,34 @@
+//===- SpirvCompilerPlugin.cpp - the spirv backend's compile side ---------===//
+
+#include "LowerTileToSpirv.h"
+
+#include "tessera/plugin/compiler_plugin.h"
+
+namespace {
+
+class SpirvCompilerPlugin final : public tessera::CompilerPlugin {
+public:
+  llvm::StringRef name() const override { return "spirv"; }
+
+  mlir::LogicalResult compile(mlir::ModuleOp module,
+                              const tessera::CompileTarget &target,
+                              const tessera::CompileOptions &options,
+                              tessera::CompiledImage &image) override {
+    std::vector<tessera::spirv::KernelRecord> kernels;
+    if (mlir::failed(tessera::spirv::lowerTileToSpirvGpu(module, target,
+                                                         options, kernels)))
+      return mlir::failure();
+    if (mlir::failed(tessera::spirv::emitSpirvImage(module, target, options,
+                                                    kernels, image.bytes)))
+      return mlir::failure();
+    image.imageKind = "spirv";
+    // Workgroup memory is declared in the module, not passed at launch.
+    for (const auto &k : kernels)
+      image.sharedBytes.emplace_back(k.name, 0u);
+    return mlir::success();
+  }
+};
+
+} // namespace
+
+TESSERA_DEFINE_COMPILER_PLUGIN(SpirvCompilerPlugin)
