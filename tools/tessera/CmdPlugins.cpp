@@ -73,10 +73,12 @@ int runPlugins(int argc, char **argv) {
         continue;
       }
       tessera_status_free(tessera_device_get_info(device, &dev));
-      std::printf("  device %u: %s (%s:%s), %u compute units, %.1f GiB\n",
+      std::printf("  device %u: %s (%s:%s), %u compute units, %.1f GiB, "
+                  "warp %u, %u KiB shared per block\n",
                   deviceIndex, dev.name, dev.triple, dev.chip,
                   dev.compute_units,
-                  static_cast<double>(dev.total_memory) / (1u << 30));
+                  static_cast<double>(dev.total_memory) / (1u << 30),
+                  dev.warp_size, dev.max_shared_bytes_per_block / 1024);
     }
   }
   tessera_runtime_destroy(runtime);

@@ -146,6 +146,15 @@ bool isHostDevice(const tessera_device_info &d) {
   return !std::strcmp(d.plugin, "cpu");
 }
 
+/// Which device a run without --device prefers: accelerators, then the host,
+/// then software renderers that emulate a GPU on the host's cores (Mesa's
+/// lavapipe), which are slower than the host's own code.
+int preference(const tessera_device_info &d) {
+  if (!std::strcmp(d.chip, "lavapipe"))
+    return 0;
+  return isHostDevice(d) ? 1 : 2;
+}
+
 /// One tensor argument as the user sized it.
 struct TensorPlan {
   const bundle::KernelArg *arg;
@@ -334,7 +343,8 @@ int run(const RunOptions &o) {
     fail("no devices: no runtime plugin is available (see `tessera plugins`)");
 
   // Pick the device: by index, by plugin name, or the best one the bundle
-  // has an image for (accelerators before the host).
+  // has an image for (accelerators before the host, software renderers
+  // after it).
   int chosen = -1;
   for (size_t i = 0; i < devices.size(); ++i) {
     tessera_device_info info = devices[i].info();
@@ -348,8 +358,8 @@ int run(const RunOptions &o) {
       }
       continue;
     }
-    if (fits && (chosen < 0 ||
-                 (isHostDevice(devices[chosen].info()) && !isHostDevice(info))))
+    if (fits &&
+        (chosen < 0 || preference(info) > preference(devices[chosen].info())))
       chosen = int(i);
   }
   if (chosen < 0)

@@ -464,6 +464,14 @@ FailureOr<SharedPlacement> placeSharedTiles(gpu::GPUFuncOp fn,
         memref::StoreOp::create(ub, l, st.getValueToStore(), buffer,
                                 ValueRange{i});
         st.erase();
+      } else if (auto ml = dyn_cast<gpu::SubgroupMmaLoadMatrixOp>(user)) {
+        Value i = arith::AddIOp::create(ub, l, base, ml.getIndices()[0]);
+        ml.getSrcMemrefMutable().assign(buffer);
+        ml.getIndicesMutable().assign(ValueRange{i});
+      } else if (auto ms = dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(user)) {
+        Value i = arith::AddIOp::create(ub, l, base, ms.getIndices()[0]);
+        ms.getDstMemrefMutable().assign(buffer);
+        ms.getIndicesMutable().assign(ValueRange{i});
       } else if (auto at = dyn_cast<memref::AtomicRMWOp>(user)) {
         Value i = arith::AddIOp::create(ub, l, base, at.getIndices()[0]);
         at.replaceAllUsesWith(memref::AtomicRMWOp::create(ub, l, at.getKind(),
@@ -631,7 +639,7 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   mb.getUnitAttr());
 
-  SpirvTargetHooks hooks(*desc);
+  SpirvTargetHooks hooks;
   PassManager pm(ctx);
   if (options.printIRAfterAll) {
     ctx->disableMultithreading();

@@ -57,17 +57,32 @@ spv::TargetEnvAttr targetEnv(MLIRContext *ctx,
                              const tessera::target::TargetDescription &d) {
   using C = spv::Capability;
   using E = spv::Extension;
-  auto vce = spv::VerCapExtAttr::get(
-      spv::Version::V_1_3,
-      {C::Shader, C::Float16, C::Int16, C::Int8, C::Int64,
-       C::StorageBuffer16BitAccess, C::StorageBuffer8BitAccess,
-       C::GroupNonUniform, C::GroupNonUniformShuffle,
-       C::GroupNonUniformArithmetic, C::GroupNonUniformBallot,
-       C::GroupNonUniformVote, C::AtomicFloat32AddEXT},
-      {E::SPV_KHR_16bit_storage, E::SPV_KHR_8bit_storage,
-       E::SPV_KHR_storage_buffer_storage_class,
-       E::SPV_EXT_shader_atomic_float_add},
-      ctx);
+  SmallVector<C> caps = {C::Shader,
+                         C::Float16,
+                         C::Int16,
+                         C::Int8,
+                         C::Int64,
+                         C::StorageBuffer16BitAccess,
+                         C::StorageBuffer8BitAccess,
+                         C::GroupNonUniform,
+                         C::GroupNonUniformShuffle,
+                         C::GroupNonUniformArithmetic,
+                         C::GroupNonUniformBallot,
+                         C::GroupNonUniformVote,
+                         C::AtomicFloat32AddEXT};
+  SmallVector<E> exts = {E::SPV_KHR_16bit_storage, E::SPV_KHR_8bit_storage,
+                         E::SPV_KHR_storage_buffer_storage_class,
+                         E::SPV_EXT_shader_atomic_float_add};
+  // Cooperative matrices in shaders come with the Vulkan memory model.
+  if (llvm::any_of(d.mmaAtoms, [](const tessera::target::MmaAtom &a) {
+        return a.kind == tessera::target::MmaKind::CoopMat;
+      })) {
+    caps.append({C::CooperativeMatrixKHR, C::VulkanMemoryModel,
+                 C::VulkanMemoryModelDeviceScope});
+    exts.append(
+        {E::SPV_KHR_cooperative_matrix, E::SPV_KHR_vulkan_memory_model});
+  }
+  auto vce = spv::VerCapExtAttr::get(spv::Version::V_1_6, caps, exts, ctx);
   Builder b(ctx);
   int64_t shared = d.sharedMemoryPerBlockOptin ? d.sharedMemoryPerBlockOptin
                                                : d.sharedMemoryPerBlock;
@@ -129,8 +144,10 @@ LogicalResult convertToSpirv(ModuleOp module, gpu::GPUModuleOp gpuModule,
   opts.emulateLT32BitScalarTypes = false;
   opts.emulateUnsupportedFloatTypes = true;
   SPIRVTypeConverter converter(env, opts);
+  populateMMAToSPIRVCoopMatrixTypeConversion(converter);
   RewritePatternSet patterns(ctx);
   populateGPUToSPIRVPatterns(converter, patterns);
+  populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(converter, patterns);
   ScfToSPIRVContext scfContext;
   populateSCFToSPIRVPatterns(converter, scfContext, patterns);
   arith::populateArithToSPIRVPatterns(converter, patterns);
@@ -285,6 +302,26 @@ LogicalResult tessera::spirv::emitSpirvImage(
   if (failed(pm.run(module)))
     return failure();
 
+  // spirv-update-vce lowers the version to the least the ops need, but the
+  // entry points' interfaces list every global variable they use (the rule
+  // since SPIR-V 1.4): keep 1.6, which every Vulkan 1.3 device accepts.
+  // Cooperative matrices in shaders need the Vulkan memory model declared,
+  // which no op asks for by itself.
+  if (auto vce = spvModule.getVceTriple()) {
+    SmallVector<spv::Capability> caps(vce->getCapabilities());
+    SmallVector<spv::Extension> exts(vce->getExtensions());
+    if (llvm::is_contained(caps, spv::Capability::CooperativeMatrixKHR) &&
+        !llvm::is_contained(caps, spv::Capability::VulkanMemoryModel)) {
+      caps.push_back(spv::Capability::VulkanMemoryModel);
+      if (!llvm::is_contained(exts,
+                              spv::Extension::SPV_KHR_vulkan_memory_model))
+        exts.push_back(spv::Extension::SPV_KHR_vulkan_memory_model);
+    }
+    if (llvm::is_contained(caps, spv::Capability::VulkanMemoryModel))
+      spvModule.setMemoryModel(spv::MemoryModel::Vulkan);
+    spvModule.setVceTripleAttr(
+        spv::VerCapExtAttr::get(spv::Version::V_1_6, caps, exts, ctx));
+  }
   SmallVector<uint32_t> words;
   if (failed(spv::serialize(spvModule, words)))
     return failure();

@@ -3,8 +3,13 @@
 // The spirv backend's TargetHooks. Subgroup shuffles and workgroup barriers
 // keep the core's defaults (gpu.shuffle and gpu.barrier convert to
 // OpGroupNonUniformShuffleXor and OpControlBarrier); there are no
-// asynchronous copies. GEMMs take the core's vector-FMA code on devices
-// without cooperative matrices.
+// asynchronous copies. On devices with VK_KHR_cooperative_matrix the
+// description's "coopmat" atoms read A and B from plain row-major shared
+// tiles (OpCooperativeMatrixLoadKHR) and keep the accumulator in the
+// driver's opaque order (c_order = "opaque"): its registers are the
+// cooperative matrix's components, moved through shared memory with
+// OpCooperativeMatrixStoreKHR / LoadKHR when another op needs them by
+// position. Without such atoms GEMMs take the core's vector FMA.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,17 +22,27 @@ namespace tessera::spirv {
 
 class SpirvTargetHooks final : public TargetHooks {
 public:
-  explicit SpirvTargetHooks(const target::TargetDescription &desc)
-      : desc(desc) {}
-
   bool canEmitAtom(const target::MmaAtom &atom) const override;
+  bool canEmitAtomFor(const target::MmaAtom &atom,
+                      const target::MmaUse &use) const override;
   llvm::SmallVector<mlir::Value>
   emitMma(mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,
           llvm::ArrayRef<mlir::Value> a, llvm::ArrayRef<mlir::Value> b_,
           llvm::ArrayRef<mlir::Value> c) override;
-
-private:
-  const target::TargetDescription &desc;
+  llvm::SmallVector<mlir::Value>
+  emitMmaShared(mlir::OpBuilder &b, mlir::Location loc,
+                const target::MmaAtom &atom, const MmaOperandRef &a,
+                const MmaOperandRef &b_,
+                llvm::ArrayRef<mlir::Value> c) override;
+  bool storeAccumulator(mlir::OpBuilder &b, mlir::Location loc,
+                        const target::MmaAtom &atom,
+                        llvm::ArrayRef<mlir::Value> regs, mlir::Value memref,
+                        mlir::Value offset, int64_t stride) override;
+  bool loadAccumulator(mlir::OpBuilder &b, mlir::Location loc,
+                       const target::MmaAtom &atom, mlir::Value memref,
+                       mlir::Value offset, int64_t stride,
+                       llvm::SmallVectorImpl<mlir::Value> &regs) override;
+  void emitWarpBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
 };
 
 } // namespace tessera::spirv

@@ -90,6 +90,12 @@ struct FragTile {
   LinearLayout layout;
   int64_t regs = 0;
   Type elem;
+  /// The accumulator of gemms whose atom keeps an opaque register order
+  /// (MmaAtom::cOpaque): which order the registers are in now. Uniform: all
+  /// equal (just filled), so in both. Between ops the order is Opaque.
+  const target::MmaAtom *opaqueAtom = nullptr;
+  enum class Order { Layout, Opaque, Uniform };
+  std::shared_ptr<Order> order;
 };
 
 struct LocalTile {
@@ -192,6 +198,14 @@ private:
   }
   std::map<int64_t, BulkPipeline> bulkPipelines;
   bool usedBulkCopies = false;
+  /// Accumulators of gemms with opaque-order atoms, and where in shared
+  /// memory each warp moves one atom instance through to reorder them.
+  llvm::DenseMap<Value, const target::MmaAtom *> opaqueAccumulators;
+  int64_t reorderBase = 0, reorderBytesPerWarp = 0;
+  bool reorderFailed = false;
+  void reorder(FragTile &f, FragTile::Order to);
+  void reorderUsedBy(Operation *op);
+  void canonicalOpaqueOrder(Operation *scope);
   std::optional<BulkCopy> bulkCopyOf(AsyncCopyOp ac);
   int64_t planBulkPipelines(KernelOp kernel, int64_t base);
   const BulkPipeline *bulkPipelineOf(Operation *op) {
@@ -397,6 +411,11 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
     f.regs = f.layout.getInDimSize(layout::kRegister);
     f.elem = elem;
     f.mem = memref::AllocaOp::create(eb, loc, MemRefType::get({f.regs}, elem));
+    if (auto it = opaqueAccumulators.find(op.getResult());
+        it != opaqueAccumulators.end()) {
+      f.opaqueAtom = it->second;
+      f.order = std::make_shared<FragTile::Order>(FragTile::Order::Layout);
+    }
     int64_t words =
         (f.regs * std::max<int64_t>(8, elem.getIntOrFloatBitWidth()) + 31) / 32;
     fragmentWords += words;
@@ -1377,6 +1396,12 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       Value off = sharedOffset(copy, ValueRange{row, col});
       return sharedAddress(copy, off);
     };
+    m.memref = s.mem;
+    m.offsetOf = [this, copy](OpBuilder &ob, Location l, Value row, Value col) {
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+      return sharedOffset(copy, ValueRange{row, col});
+    };
     return true;
   };
   bool aShared = sharedMatrix(g.getA(), sa);
@@ -1562,6 +1587,11 @@ LogicalResult Distributor::lowerOp(Operation *op) {
     if (isa<GlobalTensorType>(v.getType()) && !globalMemref(v))
       return op->emitOpError("internal: a global tensor operand is not an "
                              "unpacked kernel argument");
+  if (!opaqueAccumulators.empty()) {
+    reorderUsedBy(op);
+    if (reorderFailed)
+      return failure();
+  }
   LogicalResult res = success();
   if (auto a = dyn_cast<AllocOp>(op)) {
     res = lowerAlloc(a);
@@ -1662,12 +1692,130 @@ LogicalResult Distributor::lowerBlock(Block &blk) {
         return failure();
       continue;
     }
+    // Structured control flow: opaque-order accumulators enter and leave
+    // every region in their opaque order.
+    if (!opaqueAccumulators.empty() && op.getNumRegions()) {
+      b.setInsertionPoint(&op);
+      canonicalOpaqueOrder(&op);
+    }
     for (Region &r : op.getRegions())
-      for (Block &inner : r)
+      for (Block &inner : r) {
         if (failed(lowerBlock(inner)))
           return failure();
+        if (!opaqueAccumulators.empty() && inner.mightHaveTerminator()) {
+          b.setInsertionPoint(inner.getTerminator());
+          canonicalOpaqueOrder(&op);
+        }
+      }
+    if (reorderFailed)
+      return failure();
   }
   return success();
+}
+
+/// Brings the opaque-order accumulators `scope` uses to their opaque order.
+void Distributor::canonicalOpaqueOrder(Operation *scope) {
+  llvm::SmallPtrSet<Value, 4> used;
+  scope->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (opaqueAccumulators.count(v))
+        used.insert(v);
+  });
+  for (Value v : used)
+    if (auto it = frags.find(v); it != frags.end() && it->second.opaqueAtom &&
+                                 *it->second.order == FragTile::Order::Layout)
+      reorder(it->second, FragTile::Order::Opaque);
+}
+
+/// Before `op`: the gemm whose accumulator it is needs the opaque order;
+/// every other op (and a gemm reading it as an operand) the layout's. A
+/// fill leaves the registers uniform.
+void Distributor::reorderUsedBy(Operation *op) {
+  auto gemm = dyn_cast<GemmOp>(op);
+  llvm::SmallPtrSet<Value, 4> seen;
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands()) {
+      auto it = frags.find(v);
+      if (it == frags.end() || !it->second.opaqueAtom || !seen.insert(v).second)
+        continue;
+      FragTile &f = it->second;
+      bool isFill = (isa<FillOp>(op) && cast<FillOp>(op).getDst() == v) ||
+                    (isa<ClearOp>(op) && cast<ClearOp>(op).getDst() == v);
+      if (isFill) {
+        *f.order = FragTile::Order::Uniform;
+        continue;
+      }
+      if (gemm && gemm.getC() == v) {
+        if (gemm.getClear())
+          *f.order = FragTile::Order::Uniform;
+        else if (*f.order == FragTile::Order::Layout)
+          reorder(f, FragTile::Order::Opaque);
+        *f.order = FragTile::Order::Opaque;
+        continue;
+      }
+      if (*f.order == FragTile::Order::Opaque)
+        reorder(f, FragTile::Order::Layout);
+      *f.order = FragTile::Order::Layout;
+    }
+  });
+}
+
+/// Moves each atom instance of `f` through this warp's region of shared
+/// memory: the backend stores (or loads) its opaque order, the lanes load
+/// (or store) the elements their layout places.
+void Distributor::reorder(FragTile &f, FragTile::Order to) {
+  if (*f.order == to || *f.order == FragTile::Order::Uniform) {
+    *f.order = to;
+    return;
+  }
+  const target::MmaAtom &atom = *f.opaqueAtom;
+  const LinearLayout &al = *atom.cLayout;
+  int64_t atomRegs = al.getInDimSize(layout::kRegister);
+  int64_t eb = std::max<int64_t>(1, f.elem.getIntOrFloatBitWidth() / 8);
+  int64_t count = reorderBytesPerWarp / eb * numWarps;
+  auto ty = MemRefType::get(
+      {count}, f.elem, MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  Value mem = memref::ViewOp::create(b, loc, ty, smemBytes, c(reorderBase),
+                                     ValueRange{});
+  Value base = mul(warp, c(reorderBytesPerWarp / eb));
+  for (int64_t inst = 0; inst < f.regs / atomRegs; ++inst) {
+    SmallVector<Value> regs;
+    for (int64_t t = 0; t < atomRegs; ++t)
+      regs.push_back(regLoad(f, inst * atomRegs + t));
+    auto at = [&](int64_t t) {
+      SmallVector<Value> co = coordsOf(al, t);
+      return add(base, add(mul(co[0], c(atom.n)), co[1]));
+    };
+    if (to == FragTile::Order::Layout) {
+      if (!hooks.storeAccumulator(b, loc, atom, regs, mem, base, atom.n)) {
+        emitError(loc) << "the backend cannot store the accumulator of atom '"
+                       << atom.name << "'";
+        reorderFailed = true;
+        return;
+      }
+      hooks.emitWarpBarrier(b, loc);
+      for (int64_t t = 0; t < atomRegs; ++t)
+        regStore(f, inst * atomRegs + t,
+                 memref::LoadOp::create(b, loc, mem, ValueRange{at(t)}));
+    } else {
+      for (int64_t t = 0; t < atomRegs; ++t)
+        memref::StoreOp::create(b, loc, regs[t], mem, ValueRange{at(t)});
+      hooks.emitWarpBarrier(b, loc);
+      SmallVector<Value> out;
+      if (!hooks.loadAccumulator(b, loc, atom, mem, base, atom.n, out) ||
+          int64_t(out.size()) != atomRegs) {
+        emitError(loc) << "the backend cannot load the accumulator of atom '"
+                       << atom.name << "'";
+        reorderFailed = true;
+        return;
+      }
+      for (int64_t t = 0; t < atomRegs; ++t)
+        regStore(f, inst * atomRegs + t, out[t]);
+    }
+    hooks.emitWarpBarrier(b, loc);
+  }
+  *f.order = to;
 }
 
 LogicalResult Distributor::run(DistributedKernel &out) {
@@ -1685,6 +1833,27 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   scratchBase = llvm::alignTo(sb.getInt(), 128);
   if (int64_t end = planBulkPipelines(kernel, sb.getInt()); end > 0)
     scratchBase = llvm::alignTo(end, 128);
+  // Accumulators in an opaque register order get a region of shared memory
+  // per warp to reorder one atom instance through.
+  kernel.walk([&](GemmOp g) {
+    auto name = g->getAttrOfType<StringAttr>("atom");
+    const target::MmaAtom *atom =
+        name ? tgt.findMmaAtom(name.getValue()) : nullptr;
+    if (!atom || !atom->cOpaque)
+      return;
+    opaqueAccumulators[g.getC()] = atom;
+    int64_t eb = std::max<int64_t>(1, cast<TileType>(g.getC().getType())
+                                              .getElementType()
+                                              .getIntOrFloatBitWidth() /
+                                          8);
+    reorderBytesPerWarp =
+        std::max<int64_t>(reorderBytesPerWarp, int64_t(atom->m) * atom->n * eb);
+  });
+  if (reorderBytesPerWarp) {
+    reorderBase = scratchBase;
+    scratchBase = llvm::alignTo(
+        reorderBase + reorderBytesPerWarp * (threads / tgt.warpSize), 128);
+  }
   Block &entry = body.front();
   eb.setInsertionPointToStart(&entry);
   loc = kernelLoc = kernel.getLoc();

@@ -161,6 +161,10 @@ private:
   }
 
   LogicalResult anchorGemm(GemmOp g);
+  /// The best atom for `g` if its A and B were (or were not) fragments;
+  /// no atom: vector FMA.
+  GemmChoice chooseAtom(GemmOp g, bool aFrag, bool bFrag);
+  void stageFragmentOperands(GemmOp g);
   bool propagate();
   bool propagateParallel(ParallelOp p);
   void checkAndConvert();
@@ -168,6 +172,113 @@ private:
                         bool reads, bool writes, Region *region = nullptr);
   void annotateCopies();
 };
+
+/// Splits `groups` warp groups over a tm x tn grid of atom tiles, along M
+/// first: row statistics (softmax, attention) then stay within a warp and
+/// successive gemms agree on rows.
+static bool splitWarps(int64_t groups, int64_t tm, int64_t tn, int &wm,
+                       int &wn) {
+  wm = wn = 1;
+  while (groups > 1) {
+    bool canM = tm % (2 * wm) == 0, canN = tn % (2 * wn) == 0;
+    if (!canM && !canN)
+      return false;
+    if (canM)
+      wm *= 2;
+    else
+      wn *= 2;
+    groups /= 2;
+  }
+  return true;
+}
+
+GemmChoice KernelLayouts::chooseAtom(GemmOp g, bool aFrag, bool bFrag) {
+  auto at = cast<TileType>(g.getA().getType());
+  auto ct = cast<TileType>(g.getC().getType());
+  int64_t M = ct.getShape()[0], N = ct.getShape()[1];
+  int64_t K = g.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
+  std::string ab = dataTypeName(at.getElementType());
+  std::string c = dataTypeName(ct.getElementType());
+  GemmChoice best;
+  int64_t bestScore = -1;
+  for (const target::MmaAtom *a : tgt.findMmaAtoms(ab, c)) {
+    if (!a->cLayout || M % a->m || N % a->n || K % a->k || numWarps % a->warps)
+      continue;
+    if (atomFilter &&
+        !atomFilter(*a, target::MmaUse{g.getTransposeA(), g.getTransposeB(),
+                                       aFrag, bFrag}))
+      continue;
+    if ((aFrag && !a->aLayout) || (bFrag && !a->bLayout))
+      continue;
+    int wm, wn;
+    if (!splitWarps(numWarps / a->warps, M / a->m, N / a->n, wm, wn))
+      continue;
+    int64_t score = int64_t(a->m) * a->n * a->k * 4;
+    // Prefer reading shared operands by descriptor when the atom can.
+    if (!aFrag && a->aLayoutName == "shared")
+      score += 1;
+    if (score > bestScore) {
+      bestScore = score;
+      best = {a, wm, wn};
+    }
+  }
+  return best;
+}
+
+/// A fragment operand that no atom of the target reads from registers, where
+/// an atom would read it from shared memory (Vulkan's cooperative matrices
+/// load both operands themselves), is copied to a shared tile of its own
+/// before the gemm: one round trip through shared memory instead of the
+/// vector FMA the gemm would take (and its registers).
+void KernelLayouts::stageFragmentOperands(GemmOp g) {
+  bool aFrag = isFragment(g.getA()), bFrag = isFragment(g.getB());
+  if ((!aFrag && !bFrag) || chooseAtom(g, aFrag, bFrag).atom)
+    return;
+  bool stageA = false, stageB = false;
+  if (aFrag && chooseAtom(g, false, bFrag).atom) {
+    stageA = true;
+  } else if (bFrag && chooseAtom(g, aFrag, false).atom) {
+    stageB = true;
+  } else if (chooseAtom(g, false, false).atom) {
+    stageA = aFrag, stageB = bFrag;
+  } else {
+    // Vector FMA either way: a fragment operand holds every K of its rows
+    // (A) or columns (B) in registers; past half the register budget it is
+    // read from shared memory instead.
+    if (tgt.registersPerThread <= 0)
+      return;
+    auto ct = cast<TileType>(g.getC().getType());
+    auto at = cast<TileType>(g.getA().getType());
+    int64_t M = ct.getShape()[0], N = ct.getShape()[1];
+    int64_t K = g.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
+    if (!allPow2({M, N, K}))
+      return;
+    LinearLayout lc = balancedBlocked(g.getC(), 16);
+    int64_t regsA = project(lc, {0}, {M}).getInDimSize(layout::kRegister) * K;
+    int64_t regsB = project(lc, {1}, {N}).getInDimSize(layout::kRegister) * K;
+    stageA = aFrag && regsA > tgt.registersPerThread / 2;
+    stageB = bFrag && regsB > tgt.registersPerThread / 2;
+    if (!stageA && !stageB)
+      return;
+  }
+  for (OpOperand *operand : {&g.getAMutable(), &g.getBMutable()}) {
+    bool isA = operand == &g.getAMutable();
+    if (!(isA ? stageA : stageB))
+      continue;
+    Value frag = operand->get();
+    auto t = cast<TileType>(frag.getType());
+    OpBuilder b(g);
+    if (Operation *def = frag.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    auto staged = AllocOp::create(
+        b, g.getLoc(),
+        TileType::get(t.getShape(), t.getElementType(), MemorySpace::Shared));
+    b.setInsertionPoint(g);
+    CopyOp::create(b, g.getLoc(), frag, ValueRange{}, staged.getResult(),
+                   ValueRange{}, /*transpose=*/false);
+    operand->set(staged.getResult());
+  }
+}
 
 LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
   auto at = cast<TileType>(g.getA().getType());
@@ -183,46 +294,7 @@ LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
   bool aFrag = at.isFragment(),
        bFrag = cast<TileType>(g.getB().getType()).isFragment();
 
-  auto split = [&](int64_t groups, int64_t tm, int64_t tn, int &wm, int &wn) {
-    wm = wn = 1;
-    while (groups > 1) {
-      bool canM = tm % (2 * wm) == 0, canN = tn % (2 * wn) == 0;
-      if (!canM && !canN)
-        return false;
-      // Warps go along M first: row statistics (softmax, attention) then
-      // stay within a warp and successive gemms agree on rows.
-      if (canM)
-        wm *= 2;
-      else
-        wn *= 2;
-      groups /= 2;
-    }
-    return true;
-  };
-
-  GemmChoice best;
-  int64_t bestScore = -1;
-  for (const target::MmaAtom *a : tgt.findMmaAtoms(ab, c)) {
-    if (!a->cLayout || M % a->m || N % a->n || K % a->k || numWarps % a->warps)
-      continue;
-    if (atomFilter &&
-        !atomFilter(*a, target::MmaUse{g.getTransposeA(), g.getTransposeB(),
-                                       aFrag, bFrag}))
-      continue;
-    if ((aFrag && !a->aLayout) || (bFrag && !a->bLayout))
-      continue;
-    int wm, wn;
-    if (!split(numWarps / a->warps, M / a->m, N / a->n, wm, wn))
-      continue;
-    int64_t score = int64_t(a->m) * a->n * a->k * 4;
-    // Prefer reading shared operands by descriptor when the atom can.
-    if (!aFrag && a->aLayoutName == "shared")
-      score += 1;
-    if (score > bestScore) {
-      bestScore = score;
-      best = {a, wm, wn};
-    }
-  }
+  GemmChoice best = chooseAtom(g, aFrag, bFrag);
   Builder b(g.getContext());
   LinearLayout lc, la, lb;
   if (best.atom) {
@@ -541,6 +613,8 @@ LogicalResult KernelLayouts::run() {
   // 1. anchors.
   SmallVector<GemmOp> gemms;
   kernel.walk([&](GemmOp g) { gemms.push_back(g); });
+  for (GemmOp g : gemms)
+    stageFragmentOperands(g);
   for (GemmOp g : gemms)
     if (failed(anchorGemm(g)))
       return failure();

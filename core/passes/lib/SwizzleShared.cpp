@@ -7,7 +7,9 @@
 // bank conflicts. Records `swizzle = #tile.swizzle<...>` on the tile.alloc;
 // warns when the chosen swizzle still conflicts. Tiles read through matrix
 // descriptors, and on TMA targets tiles filled from global memory, take the
-// hardware's swizzle atoms instead (rows over 128 bytes in column blocks).
+// hardware's swizzle atoms instead (rows over 128 bytes in column blocks);
+// tiles read by atoms that load their operands themselves ("opaque"
+// operand layouts) stay plain row-major.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,9 +28,10 @@ using namespace tessera::tile;
 namespace tessera::passes {
 namespace {
 
-/// Whether a tile.gemm reads the shared tile `a` through a matrix descriptor
-/// (its atom's layout for that operand is "shared").
-bool readByDescriptor(AllocOp a, const target::TargetDescription &t) {
+/// Whether a tile.gemm reads the shared tile `a` with an atom whose layout
+/// for that operand is `how` ("shared": through a matrix descriptor;
+/// "opaque": by the backend's own matrix load, from a plain row-major tile).
+bool readAs(AllocOp a, const target::TargetDescription &t, StringRef how) {
   for (Operation *u : a.getResult().getUsers()) {
     auto g = dyn_cast<GemmOp>(u);
     if (!g)
@@ -38,8 +41,8 @@ bool readByDescriptor(AllocOp a, const target::TargetDescription &t) {
         name ? t.findMmaAtom(name.getValue()) : nullptr;
     if (!atom)
       continue;
-    if ((g.getA() == a.getResult() && atom->aLayoutName == "shared") ||
-        (g.getB() == a.getResult() && atom->bLayoutName == "shared"))
+    if ((g.getA() == a.getResult() && atom->aLayoutName == how) ||
+        (g.getB() == a.getResult() && atom->bLayoutName == how))
       return true;
   }
   return false;
@@ -78,7 +81,11 @@ struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
       // Tiles read by matrix descriptors, and on targets that copy tiles by
       // TMA every tile filled from global memory (so that its copies can be
       // bulk copies), take the hardware's swizzle atoms.
-      if (readByDescriptor(a, t) ||
+      // Tiles a backend's matrix load reads (Vulkan cooperative matrices
+      // take a row stride and nothing else) stay plain row-major.
+      if (readAs(a, t, "opaque"))
+        return;
+      if (readAs(a, t, "shared") ||
           (t.asyncCopy == target::AsyncCopyKind::Tma && filledFromGlobal(a))) {
         // The hardware's swizzle atoms: 16-byte chunks XORed within rows of
         // 32, 64 or 128 bytes; wider rows are stored as 128-byte column

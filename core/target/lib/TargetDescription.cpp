@@ -298,6 +298,19 @@ MmaAtom readAtom(TableReader &r, int warpSize) {
            "': the accumulator cannot live in shared memory");
   a.cLayout =
       operandLayout(r, "c_layout", a.cLayoutName, a.m, a.n, warpSize, a.warps);
+  if (r.has("c_order")) {
+    std::string order = r.str("c_order");
+    if (order != "layout" && order != "opaque")
+      r.fail("key '" + r.path("c_order") +
+             "': expected \"layout\" or "
+             "\"opaque\", got '" +
+             order + "'");
+    a.cOpaque = order == "opaque";
+    if (a.cOpaque && !a.cLayout)
+      r.fail("key '" + r.path("c_layout") +
+             "': an opaque accumulator still needs a register layout that "
+             "counts its registers and places its instances");
+  }
   r.done();
   return a;
 }

@@ -65,8 +65,12 @@
 // HOST-FLASH-ATTENTION-FWD: vector_bytes = 64
 // HOST-FLASH-ATTENTION-FWD: atom = "fma", warps = array<i64: 1, 1>
 // HOST-FLASH-ATTENTION-FWD: conversion = "none"
-// HOST-FLASH-ATTENTION-FWD: conversion = "warp-shuffle"
-// HOST-FLASH-ATTENTION-FWD: atom = "fma", warps = array<i64: 1, 1>
+// P V on vector FMA reads P from a shared tile of its own: in registers the
+// FMA layout would hold all 64 of P's K per row (more than half the host's
+// 32 registers).
+// HOST-FLASH-ATTENTION-FWD: conversion = "none"
+// HOST-FLASH-ATTENTION-FWD-NEXT: tile.copy %{{.*}}, %{{.*}} : !tile.tile<64x64xf16, fragment, {{.*}}>, !tile.tile<64x64xf16, shared>
+// HOST-FLASH-ATTENTION-FWD-NEXT: tile.gemm {{.*}} {atom = "fma", warps = array<i64: 1, 1>} : <64x64xf16, shared>
 // HOST-FLASH-ATTENTION-FWD: vector_bytes = 16
 
 // SM90-GEMM: tile.warps = 4

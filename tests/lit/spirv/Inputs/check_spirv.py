@@ -1,21 +1,25 @@
 #!/usr/bin/env python3
 """Compiles every kernel under examples/ (recursively) for the Vulkan targets
 named and validates each SPIR-V module with spirv-val (Vulkan 1.3 rules).
-Prints one line per failure and a summary. Usage:
-check_spirv.py <tessera> <examples dir> <work dir> <chip>..."""
+Prints one line per failure and a summary. A chip written `budget:<chip>`
+tolerates register-budget errors (reported as SKIP lines): the generic
+description's one-thread "warps" replicate 1-D fragments in every thread.
+Usage: check_spirv.py <tessera> <examples dir> <work dir> <chip>..."""
 import os
 import subprocess
 import sys
 
 tessera, examples, work = sys.argv[1:4]
 chips = sys.argv[4:]
-bad, checked = [], 0
+bad, skipped, checked = [], [], 0
 for root, _, files in sorted(os.walk(examples)):
     for name in sorted(files):
         if not name.endswith(".mlir"):
             continue
         path = os.path.join(root, name)
-        for chip in chips:
+        for spec in chips:
+            tolerate = spec.startswith("budget:")
+            chip = spec[len("budget:"):] if tolerate else spec
             out = os.path.join(work, f"{name}.{chip}")
             os.makedirs(out, exist_ok=True)
             r = subprocess.run([tessera, "compile", path, "--target",
@@ -23,6 +27,9 @@ for root, _, files in sorted(os.walk(examples)):
                                 "--dump-dir", out, "-o", os.path.join(out, "k.tsb")],
                                capture_output=True, text=True)
             checked += 1
+            if r.returncode != 0 and tolerate and "registers per thread, more than" in r.stderr:
+                skipped.append(f"{path} ({chip}): register budget")
+                continue
             if r.returncode != 0:
                 bad.append(f"{path} ({chip}): does not compile: {r.stderr.strip()[-300:]}")
                 continue
@@ -31,7 +38,9 @@ for root, _, files in sorted(os.walk(examples)):
                                capture_output=True, text=True)
             if v.returncode != 0:
                 bad.append(f"{path} ({chip}): spirv-val: {(v.stdout + v.stderr).strip()[-300:]}")
+for s_ in skipped:
+    print("SKIP", s_)
 for b in bad:
     print("FAIL", b)
-print(f"spirv: {checked} compiles checked, {len(bad)} failed")
+print(f"spirv: {checked} compiles checked, {len(bad)} failed, {len(skipped)} over the register budget")
 sys.exit(1 if bad else 0)

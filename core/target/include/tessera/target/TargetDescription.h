@@ -53,6 +53,12 @@ struct MmaAtom {
   /// The resolved register layouts; empty for "shared" / "opaque".
   std::optional<layout::LinearLayout> aLayout, bLayout, cLayout;
   int warps = 1;
+  /// `c_order = "opaque"`: the accumulator's registers are in an order only
+  /// the backend knows (Vulkan cooperative matrices). `cLayout` then only
+  /// counts the registers and places the instances; distribution moves the
+  /// registers through shared memory (TargetHooks::storeAccumulator /
+  /// loadAccumulator) before any op but a gemm with this atom reads them.
+  bool cOpaque = false;
 };
 
 /// How a tile.gemm would use an atom: which operands are stored transposed

@@ -54,6 +54,13 @@ struct SharedMatrix {
   std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value row,
                             mlir::Value col)>
       addressOf;
+  /// The tile as a memref: `memref` (1-D, in workgroup memory) and the index
+  /// of element (row, col) in it, for backends whose matrix loads take a
+  /// memref and an element index rather than an address.
+  mlir::Value memref;
+  std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value row,
+                            mlir::Value col)>
+      offsetOf;
 };
 
 /// One operand of an MMA atom instance: registers (in the atom's register
@@ -154,6 +161,33 @@ public:
                               mlir::Type /*elemType*/,
                               llvm::SmallVectorImpl<mlir::Value> & /*out*/) {
     return false;
+  }
+
+  /// Atoms whose accumulator order is opaque (MmaAtom::cOpaque): writes one
+  /// instance's accumulators `regs` (the backend's order) to shared memory
+  /// as a row-major m x n tile of `memref` (1-D, workgroup memory, the
+  /// accumulator's element type) from element `offset` with rows `stride`
+  /// elements apart. Every lane of the warp calls it. Returns false when
+  /// it cannot.
+  virtual bool storeAccumulator(mlir::OpBuilder &, mlir::Location,
+                                const target::MmaAtom &,
+                                llvm::ArrayRef<mlir::Value> /*regs*/,
+                                mlir::Value /*memref*/, mlir::Value /*offset*/,
+                                int64_t /*stride*/) {
+    return false;
+  }
+  /// The reverse: one instance's accumulators from such a tile, appended to
+  /// `regs` in the backend's order.
+  virtual bool loadAccumulator(mlir::OpBuilder &, mlir::Location,
+                               const target::MmaAtom &, mlir::Value /*memref*/,
+                               mlir::Value /*offset*/, int64_t /*stride*/,
+                               llvm::SmallVectorImpl<mlir::Value> & /*regs*/) {
+    return false;
+  }
+  /// A barrier among the lanes of one warp that orders their shared-memory
+  /// accesses (the default: a block barrier, which every lane reaches).
+  virtual void emitWarpBarrier(mlir::OpBuilder &b, mlir::Location loc) {
+    emitBarrier(b, loc);
   }
 
   /// Starts an asynchronous copy of `bytes` bytes (4, 8 or 16) from global
