@@ -122,14 +122,39 @@ Value encodeF8(OpBuilder &b, Location loc, Value v, Type to) {
       ci(drop));
   Value normal =
       arith::SubIOp::create(b, loc, rounded, ci((127 - bias) << mbits));
-  // Subnormal: a / 2^(1 - bias - mbits) rounded to an integer; adding and
-  // subtracting 2^23 rounds an f32 in [0, 2^23) to nearest even.
-  Value scaled =
-      arith::MulFOp::create(b, loc, a, cf(std::ldexp(1.0, bias - 1 + mbits)));
-  Value magic = cf(std::ldexp(1.0, 23));
-  Value r = arith::SubFOp::create(
-      b, loc, arith::AddFOp::create(b, loc, scaled, magic), magic);
-  Value sub = arith::FPToUIOp::create(b, loc, i32, r);
+  // Subnormal: a / 2^(1 - bias - mbits) rounded to an integer (to nearest,
+  // ties to even), from the bits: the 24-bit significand shifted right by
+  // 24 - bias - mbits - e for a = 1.m * 2^e. Integer arithmetic only: a
+  // float trick such as (x + 2^23) - 2^23 is folded away by drivers that
+  // reassociate (Vulkan compilers may). f32 subnormal inputs give 0.
+  Value e = arith::SubIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, ab, ci(23)), ci(127));
+  Value sig = arith::OrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, ab, ci(0x7FFFFF)), ci(0x800000));
+  Value shift = arith::SubIOp::create(b, loc, ci(24 - bias - mbits), e);
+  shift = arith::MinSIOp::create(b, loc, shift, ci(31));
+  shift = arith::MaxSIOp::create(b, loc, shift, ci(1));
+  Value q = arith::ShRUIOp::create(b, loc, sig, shift);
+  Value rem = arith::AndIOp::create(
+      b, loc, sig,
+      arith::SubIOp::create(b, loc, arith::ShLIOp::create(b, loc, ci(1), shift),
+                            ci(1)));
+  Value half = arith::ShLIOp::create(
+      b, loc, ci(1), arith::SubIOp::create(b, loc, shift, ci(1)));
+  Value above =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rem, half);
+  Value tie = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, half),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b, loc, q, ci(1)), ci(0)));
+  Value up = arith::OrIOp::create(b, loc, above, tie);
+  Value sub =
+      arith::AddIOp::create(b, loc, q, arith::ExtUIOp::create(b, loc, i32, up));
+  Value f32Sub =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            arith::ShRUIOp::create(b, loc, ab, ci(23)), ci(0));
+  sub = arith::SelectOp::create(b, loc, f32Sub, ci(0), sub);
   Value tiny = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a,
                                      cf(std::ldexp(1.0, 1 - bias)));
   Value code = arith::SelectOp::create(b, loc, tiny, sub, normal);

@@ -48,7 +48,7 @@ public:
     CommandResult r =
         runCommand(std::string("TESSERA_PLUGIN_PATH='") + TESSERA_PLUGIN_DIR +
                    "' '" TESSERA_TOOL "' compile '" + source +
-                   "' --no-cache -o '" + out + "'");
+                   "' --no-cache -o '" + out + "'" + rt().targetOption());
     compileLog_ = r.output;
     if (r.exitCode != 0)
       return;
@@ -81,7 +81,7 @@ Example &example(const std::string &name, const std::string &source = "") {
 }
 
 #define REQUIRE_EXAMPLE(var, name)                                             \
-  ASSERT_NE(Example::rt().cpu, nullptr) << "no CPU device";                    \
+  E2E_REQUIRE_DEVICE(Example::rt());                                           \
   Example &var = example(name);                                                \
   ASSERT_TRUE(var.ok()) << "compiling " name " failed:\n" << var.log()
 
@@ -184,7 +184,7 @@ TEST(CpuExamples, GemmF32) {
 /// transpose_a and bf16 widening (C = A^T B, A stored [K, M]). Tolerance
 /// 1e-5: the bf16 inputs are exact in f32, so only f32 accumulation error.
 TEST(CpuExamples, GemmTransposeABf16) {
-  ASSERT_NE(Example::rt().cpu, nullptr);
+  E2E_REQUIRE_DEVICE(Example::rt());
   Example &ex =
       example("gemm_at_bf16", TESSERA_E2E_INPUTS "/gemm_at_bf16.mlir");
   ASSERT_TRUE(ex.ok()) << ex.log();

@@ -91,20 +91,53 @@ inline bool fileExists(const std::string &path) {
 }
 
 /// A runtime that finds the plugins of this build tree, and its CPU device.
+/// The device the end-to-end tests run on: the CPU plugin's, or the first
+/// device of the runtime plugin that $TESSERA_E2E_PLUGIN names (e.g. "spirv"
+/// runs them on a Vulkan device such as lavapipe).
 struct CpuRuntime {
   tessera::Runtime runtime;
+  /// The chosen device (the CPU's unless $TESSERA_E2E_PLUGIN says otherwise).
   tessera_device_t cpu = nullptr;
+  std::string plugin = "cpu";
 
   CpuRuntime() {
+    if (const char *p = std::getenv("TESSERA_E2E_PLUGIN"); p && *p)
+      plugin = p;
     tessera_runtime_options options = {};
     options.plugin_path = TESSERA_PLUGIN_DIR;
     runtime = tessera::Runtime::create(&options);
     for (const tessera::Device &d : runtime.devices())
-      if (std::string(d.info().plugin) == "cpu")
+      if (std::string(d.info().plugin) == plugin && !cpu)
         cpu = d.get();
   }
   tessera::Device device() const { return tessera::Device(cpu); }
+  /// `tessera compile` options for the device: none for the host, else its
+  /// --target.
+  std::string targetOption() const {
+    if (plugin == "cpu" || !cpu)
+      return "";
+    tessera_device_info info = device().info();
+    return std::string(" --target '") + info.triple + ":" + info.chip + "'";
+  }
+  /// Why the tests cannot run: no such device here ("" when there is one).
+  std::string missing() const {
+    if (cpu)
+      return "";
+    return plugin == "cpu" ? "no CPU device"
+                           : "skipped: no " + plugin + " device";
+  }
 };
+
+/// At the top of a test: fails without a CPU device, skips when another
+/// plugin's device was asked for and is not here.
+#define E2E_REQUIRE_DEVICE(rt)                                                 \
+  do {                                                                         \
+    if ((rt).cpu == nullptr) {                                                 \
+      if ((rt).plugin != "cpu")                                                \
+        GTEST_SKIP() << (rt).missing();                                        \
+      FAIL() << (rt).missing();                                                \
+    }                                                                          \
+  } while (0)
 
 /// Relative 2-norm error ||got - want|| / ||want|| (absolute when want is 0).
 /// Any NaN or infinity in `got` that `want` does not have gives +inf, so an

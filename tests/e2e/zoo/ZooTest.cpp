@@ -286,10 +286,10 @@ public:
     if (source.empty())
       source = std::string(TESSERA_ZOO_DIR) + "/" + name + ".mlir";
     std::string out = dir().file(name + ".tsb");
-    CommandResult r =
-        runCommand(std::string("TESSERA_PLUGIN_PATH='") + TESSERA_PLUGIN_DIR +
-                   "' '" TESSERA_TOOL "' compile '" + source +
-                   "' --no-cache -o '" + out + "'");
+    CommandResult r = runCommand(
+        std::string("TESSERA_PLUGIN_PATH='") + TESSERA_PLUGIN_DIR +
+        "' '" TESSERA_TOOL "' compile '" + source + "' --no-cache -o '" + out +
+        "'" + Tensor::Runtime().targetOption());
     log_ = r.output;
     if (r.exitCode == 0)
       module_ = Tensor::Runtime().device().loadBundle(out);
@@ -318,7 +318,7 @@ const ZooKernel &zoo(const std::string &name, const std::string &source = "") {
 }
 
 #define REQUIRE_ZOO(var, name)                                                 \
-  ASSERT_NE(Tensor::Runtime().cpu, nullptr) << "no CPU device";                \
+  E2E_REQUIRE_DEVICE(Tensor::Runtime());                                       \
   const ZooKernel &var = zoo(name);                                            \
   ASSERT_TRUE(var.ok()) << "compiling " name " failed:\n" << var.log()
 
@@ -1037,7 +1037,7 @@ TEST(Zoo, SwigluFp8Quant) {
 /// tensor did not lower on the CPU (arith.truncf to f8 has no LLVM form)
 /// and the tile interpreter did not round to fp8 at all.
 TEST(Zoo, Fp8EncodeEdgeCases) {
-  ASSERT_NE(Tensor::Runtime().cpu, nullptr);
+  E2E_REQUIRE_DEVICE(Tensor::Runtime());
   const ZooKernel &k =
       zoo("cast_f32_fp8", TESSERA_ZOO_INPUTS "/cast_f32_fp8.mlir");
   ASSERT_TRUE(k.ok()) << k.log();
