@@ -219,15 +219,15 @@ void destroyDevice(tessera_plugin_device d) {
   delete d;
 }
 
-/// Creates the instance and finds the devices; the message starts with
-/// "unavailable: " when the plugin cannot run here.
+/// Creates the instance and finds the devices; the message says why when the
+/// plugin cannot run here (the host prefixes "unavailable: ").
 int initializeState(std::string &message) {
   const char *override = std::getenv("TESSERA_VULKAN_LOADER");
   const char *library = override && *override ? override : "libvulkan.so.1";
   auto st = std::make_unique<PluginState>();
   std::string error;
   if (!st->loader.load(library, error)) {
-    message = "unavailable: " + error;
+    message = error;
     return TESSERA_PLUGIN_ERROR_UNAVAILABLE;
   }
   uint32_t loaderVersion = VK_API_VERSION_1_0;
@@ -235,7 +235,7 @@ int initializeState(std::string &message) {
     st->loader.vkEnumerateInstanceVersion(&loaderVersion);
   if (VK_API_VERSION_MAJOR(loaderVersion) == 1 &&
       VK_API_VERSION_MINOR(loaderVersion) < 1) {
-    message = std::string("unavailable: the Vulkan loader ") + library +
+    message = std::string("the Vulkan loader ") + library +
               " supports only Vulkan 1.0; the spirv plugin needs 1.2 or newer";
     return TESSERA_PLUGIN_ERROR_UNAVAILABLE;
   }
@@ -268,19 +268,19 @@ int initializeState(std::string &message) {
   info.ppEnabledExtensionNames = extensions.data();
   VkResult r = st->loader.vkCreateInstance(&info, nullptr, &st->instance);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
-    message = "unavailable: no Vulkan device with a compute queue (no Vulkan "
+    message = "no Vulkan device with a compute queue (no Vulkan "
               "driver: vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER)";
     return TESSERA_PLUGIN_ERROR_UNAVAILABLE;
   }
   if (r != VK_SUCCESS) {
-    message = "unavailable: vkCreateInstance failed: " + vkResultName(r);
+    message = "vkCreateInstance failed: " + vkResultName(r);
     return TESSERA_PLUGIN_ERROR_UNAVAILABLE;
   }
   std::string missing;
   if (!st->vki.load(st->loader.vkGetInstanceProcAddr, st->instance, missing)) {
     if (st->vki.vkDestroyInstance)
       st->vki.vkDestroyInstance(st->instance, nullptr);
-    message = std::string("unavailable: the Vulkan loader ") + library +
+    message = std::string("the Vulkan loader ") + library +
               " lacks " + missing;
     return TESSERA_PLUGIN_ERROR_UNAVAILABLE;
   }
@@ -307,7 +307,7 @@ int initializeState(std::string &message) {
   }
   if (st->devices.empty()) {
     st->vki.vkDestroyInstance(st->instance, nullptr);
-    message = "unavailable: no Vulkan device with a compute queue";
+    message = "no Vulkan device with a compute queue";
     if (r != VK_SUCCESS)
       message +=
           " (vkEnumeratePhysicalDevices failed: " + vkResultName(r) + ")";

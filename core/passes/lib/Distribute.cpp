@@ -1721,10 +1721,18 @@ void Distributor::canonicalOpaqueOrder(Operation *scope) {
       if (opaqueAccumulators.count(v))
         used.insert(v);
   });
-  for (Value v : used)
-    if (auto it = frags.find(v); it != frags.end() && it->second.opaqueAtom &&
-                                 *it->second.order == FragTile::Order::Layout)
+  // The region's code runs for every iteration (or branch) alike, so each
+  // accumulator enters it in one known order: the opaque one. Uniform
+  // registers are in every order already; they are marked opaque so that
+  // the region's ops see what later iterations will have.
+  for (Value v : used) {
+    auto it = frags.find(v);
+    if (it == frags.end() || !it->second.opaqueAtom)
+      continue;
+    if (*it->second.order == FragTile::Order::Layout)
       reorder(it->second, FragTile::Order::Opaque);
+    *it->second.order = FragTile::Order::Opaque;
+  }
 }
 
 /// Before `op`: the gemm whose accumulator it is needs the opaque order;
