@@ -3,7 +3,7 @@
 #   1. the default (Release) build: unit, lit, e2e tests; the Python
 #      package's pytest suites (python/tests) on the build tree's package;
 #      120 random tile programs (CPU vs interpreter; 20 also compiled for
-#      sm_90a and sm_80);
+#      sm_90a and sm_80) and 60 on lavapipe (Vulkan) vs the CPU image;
 #   2. the sanitize build (ASan + UBSan): unit and lit tests;
 #   3. the fuzz build: each libFuzzer target for 60 seconds -- the tile
 #      parser, the bundle reader, plugin manifests, target descriptions.
@@ -33,6 +33,13 @@ TESSERA="$root/build/default/bin/tessera" python3 tests/fuzz/gen_tile_programs.p
 # ... and the same programs compile for the GPU chips (PTX checked by ptxas).
 TESSERA="$root/build/default/bin/tessera" python3 tests/fuzz/gen_tile_programs.py run 100 119 \
   --targets nvptx64-nvidia-cuda:sm_90a,nvptx64-nvidia-cuda:sm_80
+# ... and 60 more on the Vulkan device (lavapipe), checked against the CPU image.
+if build/default/bin/tessera plugins | grep -q '^spirv .*: ready'; then
+  TESSERA="$root/build/default/bin/tessera" python3 tests/fuzz/gen_tile_programs.py run 200 259 \
+    --targets spirv64-unknown-vulkan1.3:lavapipe --devices spirv
+else
+  echo "random tile programs on Vulkan: skipped: no Vulkan device"
+fi
 
 echo "== sanitize build (ASan + UBSan): unit and lit tests"
 scripts/build.sh sanitize

@@ -6,8 +6,9 @@ programs). Each seed gives one kernel, reproducibly:
   gen_tile_programs.py run SEED [SEED2]    compile for the host (and, with
       --targets, for GPU chips too), run `tessera run` on random tensor shapes
       (1, primes, non-multiples of the tiles), which checks the CPU image
-      against the tile interpreter; prints one line per seed, exits 1 on a
-      mismatch or a compiler error
+      against the tile interpreter (with --devices, e.g. spirv, those
+      devices' results against the CPU image); prints one line per seed,
+      exits 1 on a mismatch or a compiler error
   gen_tile_programs.py shrink SEED         the smallest variant of a failing
       seed's program (fewer epilogue ops, no reduction, one stage) that
       still fails
@@ -179,8 +180,11 @@ def tessera_bin():
     return os.environ.get("TESSERA", os.path.join(ROOT, "build/default/bin/tessera"))
 
 
-def run_one(prog, targets, tmp, quiet=False):
-    """Returns None when the seed passes, else a one-line reason."""
+def run_one(prog, targets, tmp, quiet=False, devices=("",)):
+    """Returns None when the seed passes, else a one-line reason. Each of
+    `devices` ("" is the default device, the host when the bundle has its
+    image) runs the program; a non-host device is checked against the CPU
+    image, the host against the tile interpreter."""
     src = os.path.join(tmp, f"p{prog.seed}.mlir")
     with open(src, "w") as f:
         f.write(prog.text())
@@ -196,11 +200,14 @@ def run_one(prog, targets, tmp, quiet=False):
     for _ in range(2):
         sh = prog.shapes()
         shape = ",".join(f"{k}={v}" for k, v in sh.items())
-        r = subprocess.run([tessera_bin(), "run", bundle, "--shape", shape, "--iters", "1"],
-                           capture_output=True, text=True)
-        out = r.stdout + r.stderr
-        if r.returncode != 0 or "check: passed" not in out:
-            return f"run --shape {shape}: " + " | ".join(out.strip().splitlines()[-2:])[:300]
+        for d in devices:
+            dev = ["--device", d] if d else []
+            r = subprocess.run([tessera_bin(), "run", bundle, "--shape", shape, "--iters", "1"] + dev,
+                               capture_output=True, text=True)
+            out = r.stdout + r.stderr
+            if r.returncode != 0 or "check: passed" not in out:
+                return (f"run --shape {shape}{' --device ' + d if d else ''}: " +
+                        " | ".join(out.strip().splitlines()[-2:])[:300])
     return None
 
 
@@ -211,8 +218,12 @@ def main():
     ap.add_argument("last", type=int, nargs="?")
     ap.add_argument("--targets", default="", help="comma-separated extra targets")
     ap.add_argument("--out", default="", help="emit: folder for bundles and list.txt")
+    ap.add_argument("--devices", default="",
+                    help="run: comma-separated devices (`tessera run --device`), e.g. "
+                         "spirv for lavapipe against the CPU image; default: the host")
     a = ap.parse_args()
     targets = [t for t in a.targets.split(",") if t]
+    devices = tuple(d for d in a.devices.split(",") if d) or ("",)
     if a.mode == "gen":
         sys.stdout.write(Program(a.seed).text())
         return 0
@@ -245,20 +256,20 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if a.mode == "shrink":
             best = Program(a.seed)
-            if run_one(best, targets, tmp) is None:
+            if run_one(best, targets, tmp, devices=devices) is None:
                 print(f"seed {a.seed} passes; nothing to shrink")
                 return 0
             for kw in ({"no_reduce": True}, {"one_stage": True}) + tuple(
                     {"drop_epilogue": d} for d in range(1, 5)):
                 cand = Program(a.seed, **kw)
-                if run_one(cand, targets, tmp) is not None:
+                if run_one(cand, targets, tmp, devices=devices) is not None:
                     best = cand
             sys.stdout.write(best.text())
             return 1
         last = a.last if a.last is not None else a.seed
         failed = 0
         for s in range(a.seed, last + 1):
-            why = run_one(Program(s), targets, tmp)
+            why = run_one(Program(s), targets, tmp, devices=devices)
             print(f"seed {s}: {'ok' if why is None else 'FAIL ' + why}", flush=True)
             failed += why is not None
         print(f"{last - a.seed + 1 - failed} of {last - a.seed + 1} seeds passed")
