@@ -14,7 +14,8 @@ fi
 "$bin/tessera" plugins | tee "$out/device.txt"
 
 echo "== Vulkan runtime plugin tests"
-"$bin"/tessera_spirv_runtime_test --gtest_brief=1 2>&1 | tail -4 | tee "$out/unit.txt"
+"$bin"/tessera_spirv_runtime_test --gtest_brief=1 > "$out/unit.txt" 2>&1
+grep -E "FAILED|Failure|PASSED|SKIPPED" "$out/unit.txt" | head -20
 
 echo "== examples through Vulkan (checked against the host image)"
 b=.devcarry/vk

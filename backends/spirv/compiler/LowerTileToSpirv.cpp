@@ -53,8 +53,9 @@ namespace {
 
 /// A global tensor's row-major view of its storage buffer.
 struct GlobalView {
-  Value view;    // the rank-r memref distribution addresses
-  Value buffer;  // the 1-D storage-buffer memref
+  Value view;   // the rank-r memref distribution addresses
+  Value buffer; // the 1-D storage-buffer memref
+  unsigned binding = 0;
   Value elemOff; // index: first element of the tensor in the buffer
   Value byteOff; // index: the same in bytes
   SmallVector<Value> dims, strides;
@@ -161,6 +162,7 @@ gpu::GPUFuncOp createKernelFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
     Value repl;
     if (auto tensor = dyn_cast<tile::GlobalTensorType>(t)) {
       GlobalView g;
+      g.binding = buffer;
       g.buffer = entry->getArgument(buffer++);
       Value off = word();
       g.byteOff = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), off);
@@ -195,11 +197,27 @@ gpu::GPUFuncOp createKernelFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
 // Legalization for logical addressing
 //===----------------------------------------------------------------------===//
 
-/// Replaces vector.load/vector.store on any memref by scalar accesses along
-/// the innermost index.
-void scalarizeVectorAccesses(gpu::GPUFuncOp fn) {
+/// A 16-byte vector of whole bytes: what a tensor's 16-byte view moves.
+bool isWideVector(VectorType vt) {
+  Type e = vt.getElementType();
+  return vt.getRank() == 1 && e.isIntOrFloat() &&
+         e.getIntOrFloatBitWidth() >= 8 &&
+         vt.getNumElements() * e.getIntOrFloatBitWidth() == 128;
+}
+
+/// Replaces vector.load/vector.store by scalar accesses along the innermost
+/// index, but for 16-byte accesses to the memrefs in `wideOk` (global
+/// tensors, which move them through a 16-byte view).
+void scalarizeVectorAccesses(gpu::GPUFuncOp fn,
+                             const llvm::DenseSet<Value> &wideOk) {
   SmallVector<Operation *> ops;
   fn.walk([&](Operation *op) {
+    if (auto l = dyn_cast<vector::LoadOp>(op))
+      if (wideOk.contains(l.getBase()) && isWideVector(l.getVectorType()))
+        return;
+    if (auto st = dyn_cast<vector::StoreOp>(op))
+      if (wideOk.contains(st.getBase()) && isWideVector(st.getVectorType()))
+        return;
     if (isa<vector::LoadOp, vector::StoreOp>(op))
       ops.push_back(op);
   });
@@ -239,8 +257,39 @@ void scalarizeVectorAccesses(gpu::GPUFuncOp fn) {
 }
 
 /// Rewrites every access to a global view over its 1-D buffer.
-LogicalResult linearizeGlobals(ArrayRef<GlobalView> globals) {
+/// A 16-byte view of a tensor's storage buffer: a second variable at the
+/// same binding whose elements are 4 x i32 (Vulkan lets a shader declare
+/// several variables of compatible types at one binding). Distribution's
+/// 16-byte vector accesses use it: one load or store instead of one per
+/// element (logical addressing cannot reinterpret the element array).
+Value vectorView(gpu::GPUFuncOp fn, const GlobalView &g,
+                 std::map<unsigned, Value> &views) {
+  Value &v = views[g.binding];
+  if (v)
+    return v;
+  MLIRContext *ctx = fn.getContext();
+  auto ty = MemRefType::get(
+      {ShapedType::kDynamic}, VectorType::get({4}, IntegerType::get(ctx, 32)),
+      MemRefLayoutAttrInterface{},
+      storageClass(ctx, ::mlir::spirv::StorageClass::StorageBuffer));
+  unsigned index = fn.getNumArguments();
+  if (failed(fn.insertArgument(
+          index, ty,
+          DictionaryAttr::get(
+              ctx, {NamedAttribute(::mlir::spirv::getInterfaceVarABIAttrName(),
+                                   ::mlir::spirv::getInterfaceVarABIAttr(
+                                       0, g.binding, std::nullopt, ctx))}),
+          fn.getLoc())))
+    return {};
+  v = fn.getBody().front().getArgument(index);
+  return v;
+}
+
+LogicalResult linearizeGlobals(gpu::GPUFuncOp fn,
+                               ArrayRef<GlobalView> globals) {
+  std::map<unsigned, Value> views;
   for (const GlobalView &g : globals) {
+
     auto lin = [&](OpBuilder &b, Location loc, ValueRange idxs) {
       Value f = g.elemOff;
       for (size_t k = 0; k < idxs.size(); ++k) {
@@ -255,6 +304,84 @@ LogicalResult linearizeGlobals(ArrayRef<GlobalView> globals) {
     for (Operation *user : llvm::make_early_inc_range(g.view.getUsers())) {
       OpBuilder b(user);
       Location loc = user->getLoc();
+      // 16 bytes at a 16-byte aligned element (distribution takes vector
+      // paths only where it checked that the row and the base are aligned).
+      auto wide = isWideVector;
+      auto vecIndex = [&](ValueRange idxs, Type elem) {
+        int64_t perVec = 128 / elem.getIntOrFloatBitWidth();
+        return arith::DivUIOp::create(b, loc, lin(b, loc, idxs),
+                                      idx(b, loc, perVec))
+            .getResult();
+      };
+      if (auto vl = dyn_cast<vector::LoadOp>(user);
+          vl && wide(vl.getVectorType())) {
+        VectorType vt = vl.getVectorType();
+        Value view = vectorView(fn, g, views);
+        if (!view)
+          return vl.emitOpError("cannot add a 16-byte view of its tensor");
+        Value words = memref::LoadOp::create(
+            b, loc, view,
+            ValueRange{vecIndex(vl.getIndices(), vt.getElementType())});
+        int64_t per = vt.getNumElements() / 4;
+        SmallVector<Value> elems;
+        for (int64_t w = 0; w < 4; ++w) {
+          Value word =
+              vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
+          if (per == 1) {
+            elems.push_back(
+                arith::BitcastOp::create(b, loc, vt.getElementType(), word));
+            continue;
+          }
+          Value one = vector::FromElementsOp::create(
+              b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word});
+          Value parts = vector::BitCastOp::create(
+              b, loc, VectorType::get({per}, vt.getElementType()), one);
+          for (int64_t j = 0; j < per; ++j)
+            elems.push_back(
+                vector::ExtractOp::create(b, loc, parts, ArrayRef<int64_t>{j}));
+        }
+        vl.replaceAllUsesWith(
+            vector::FromElementsOp::create(b, loc, vt, elems).getResult());
+        vl.erase();
+        continue;
+      }
+      if (auto vs = dyn_cast<vector::StoreOp>(user);
+          vs && wide(vs.getVectorType())) {
+        VectorType vt = vs.getVectorType();
+        Value view = vectorView(fn, g, views);
+        if (!view)
+          return vs.emitOpError("cannot add a 16-byte view of its tensor");
+        int64_t per = vt.getNumElements() / 4;
+        SmallVector<Value> words;
+        for (int64_t w = 0; w < 4; ++w) {
+          SmallVector<Value> parts;
+          for (int64_t j = 0; j < per; ++j)
+            parts.push_back(vector::ExtractOp::create(
+                b, loc, vs.getValueToStore(), ArrayRef<int64_t>{w * per + j}));
+          Value packed =
+              per == 1 ? parts[0]
+                       : vector::FromElementsOp::create(
+                             b, loc,
+                             VectorType::get({per}, vt.getElementType()), parts)
+                             .getResult();
+          if (per == 1) {
+            words.push_back(
+                arith::BitcastOp::create(b, loc, b.getI32Type(), packed));
+            continue;
+          }
+          Value one = vector::BitCastOp::create(
+              b, loc, VectorType::get({1}, b.getI32Type()), packed);
+          words.push_back(
+              vector::ExtractOp::create(b, loc, one, ArrayRef<int64_t>{0}));
+        }
+        Value v = vector::FromElementsOp::create(
+            b, loc, VectorType::get({4}, b.getI32Type()), words);
+        memref::StoreOp::create(
+            b, loc, v, view,
+            ValueRange{vecIndex(vs.getIndices(), vt.getElementType())});
+        vs.erase();
+        continue;
+      }
       if (auto ld = dyn_cast<memref::LoadOp>(user)) {
         Value v = memref::LoadOp::create(
             b, loc, g.buffer, ValueRange{lin(b, loc, ld.getIndices())});
@@ -580,7 +707,7 @@ LogicalResult tessera::spirv::narrowFloatsToIntegers(Operation *root) {
       if (!isa<memref::LoadOp, memref::AllocOp, memref::AllocaOp,
                UnrealizedConversionCastOp, scf::IfOp, scf::ForOp,
                arith::SelectOp, vector::FromElementsOp, vector::ExtractOp,
-               arith::BitcastOp>(op)) {
+               arith::BitcastOp, vector::BitCastOp>(op)) {
         result = op->emitOpError("computes in ")
                  << res.getType()
                  << ", which Vulkan has no type for; compute in f32";
@@ -684,8 +811,11 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
       llvm::errs() << "// -----// IR Dump After TesseraDistribute ("
                    << fn.getName() << ") //----- //\n"
                    << fn << "\n";
-    scalarizeVectorAccesses(fn);
-    if (failed(linearizeGlobals(globals)))
+    llvm::DenseSet<Value> views;
+    for (const GlobalView &g : globals)
+      views.insert(g.view);
+    scalarizeVectorAccesses(fn, views);
+    if (failed(linearizeGlobals(fn, globals)))
       return failure();
     unsigned tensors = llvm::count(rec.slotKinds, TESSERA_SPIRV_SLOT_BUFFER);
     FailureOr<SharedPlacement> placed =
