@@ -827,9 +827,10 @@ TEST_F(SpirvRuntimeDevice, SubgroupSizes) {
 
 TEST_F(SpirvRuntimeDevice, KernelsTheDeviceCannotRun) {
   REQUIRE_KERNELS();
-  // More slots than push constants hold (128 bytes on lavapipe).
+  // More slots than push constants hold (128 bytes on lavapipe, 256 on
+  // NVIDIA's driver; no device has 8 KiB).
   TestRecord wide = saxpyRecord("saxpy");
-  wide.slotKinds.resize(64, kValue);
+  wide.slotKinds.resize(2048, kValue);
   TestRecord huge = iotaRecord();
   huge.sharedBytes = info.max_shared_bytes_per_block + 4;
   TestRecord bindings = reverseRecord(256, 1000);
@@ -838,17 +839,24 @@ TEST_F(SpirvRuntimeDevice, KernelsTheDeviceCannotRun) {
   tessera_plugin_kernel k = nullptr;
   EXPECT_EQ(P->kernel_get(m, "saxpy", &k, err, sizeof(err)),
             TESSERA_PLUGIN_ERROR_UNAVAILABLE);
-  EXPECT_TRUE(contains(err, "kernel saxpy takes 64 slots, 256 bytes of push "
-                            "constants; this device allows"))
+  EXPECT_TRUE(contains(err, "kernel saxpy takes 2048 slots, 8192 bytes of "
+                            "push constants; this device allows"))
       << err;
   EXPECT_TRUE(contains(err, "(maxPushConstantsSize)")) << err;
   EXPECT_EQ(P->kernel_get(m, "iota3d", &k, err, sizeof(err)),
             TESSERA_PLUGIN_ERROR_UNAVAILABLE);
   EXPECT_TRUE(contains(err, "bytes of workgroup memory")) << err;
-  EXPECT_EQ(P->kernel_get(m, "reverse_scratch", &k, err, sizeof(err)),
-            TESSERA_PLUGIN_ERROR_UNAVAILABLE);
-  EXPECT_TRUE(contains(err, "binds 1001 storage buffers (1000 scratch)"))
-      << err;
+  // Lavapipe allows far fewer storage buffers per shader; NVIDIA's driver
+  // allows millions, where the kernel is simply created.
+  int rc = P->kernel_get(m, "reverse_scratch", &k, err, sizeof(err));
+  if (rc == TESSERA_PLUGIN_OK) {
+    std::printf("this device binds 1001 storage buffers per shader: the "
+                "refusal is not exercised here\n");
+  } else {
+    EXPECT_EQ(rc, TESSERA_PLUGIN_ERROR_UNAVAILABLE);
+    EXPECT_TRUE(contains(err, "binds 1001 storage buffers (1000 scratch)"))
+        << err;
+  }
   P->module_unload(m);
 }
 
