@@ -2,7 +2,8 @@
 # Builds everything and runs every test suite:
 #   1. the default (Release) build: unit, lit, e2e tests; the Python
 #      package's pytest suites (python/tests) on the build tree's package;
-#      120 random tile programs (CPU vs interpreter; 20 also compiled for
+#      120 random tile programs (CPU vs interpreter, and vs a numpy oracle
+#      for f16/f32 ones; 20 also compiled for
 #      sm_90a and sm_80) and 60 on lavapipe (Vulkan) vs the CPU image;
 #   2. the sanitize build (ASan + UBSan): unit and lit tests;
 #   3. the fuzz build: each libFuzzer target for 60 seconds -- the tile
@@ -28,8 +29,9 @@ fi
 PYTHONPATH="$root/build/default/python" "$python_exe" -m pytest -q -rs \
   -p no:cacheprovider python/tests
 
-echo "== random tile programs: CPU image vs the tile interpreter (tests/fuzz/gen_tile_programs.py)"
-TESSERA="$root/build/default/bin/tessera" python3 tests/fuzz/gen_tile_programs.py run 0 99
+echo "== random tile programs: CPU image vs the tile interpreter and a numpy oracle (tests/fuzz/gen_tile_programs.py)"
+PYTHONPATH="$root/build/default/python" TESSERA="$root/build/default/bin/tessera" \
+  "$python_exe" tests/fuzz/gen_tile_programs.py run 0 99 --oracle
 # ... and the same programs compile for the GPU chips (PTX checked by ptxas).
 TESSERA="$root/build/default/bin/tessera" python3 tests/fuzz/gen_tile_programs.py run 100 119 \
   --targets nvptx64-nvidia-cuda:sm_90a,nvptx64-nvidia-cuda:sm_80

@@ -7,7 +7,8 @@ programs). Each seed gives one kernel, reproducibly:
       --targets, for GPU chips too), run `tessera run` on random tensor shapes
       (1, primes, non-multiples of the tiles), which checks the CPU image
       against the tile interpreter (with --devices, e.g. spirv, those
-      devices' results against the CPU image); prints one line per seed,
+      devices' results against the CPU image; with --oracle also against
+      scalar_oracle.py's numpy evaluation); prints one line per seed,
       exits 1 on a mismatch or a compiler error
   gen_tile_programs.py shrink SEED         the smallest variant of a failing
       seed's program (fewer epilogue ops, no reduction, one stage) that
@@ -180,11 +181,13 @@ def tessera_bin():
     return os.environ.get("TESSERA", os.path.join(ROOT, "build/default/bin/tessera"))
 
 
-def run_one(prog, targets, tmp, quiet=False, devices=("",)):
+def run_one(prog, targets, tmp, quiet=False, devices=("",), oracle=False):
     """Returns None when the seed passes, else a one-line reason. Each of
     `devices` ("" is the default device, the host when the bundle has its
     image) runs the program; a non-host device is checked against the CPU
-    image, the host against the tile interpreter."""
+    image, the host against the tile interpreter. With `oracle` the CPU
+    image is also checked against scalar_oracle.py's numpy evaluation of
+    the program's description."""
     src = os.path.join(tmp, f"p{prog.seed}.mlir")
     with open(src, "w") as f:
         f.write(prog.text())
@@ -208,6 +211,11 @@ def run_one(prog, targets, tmp, quiet=False, devices=("",)):
             if r.returncode != 0 or "check: passed" not in out:
                 return (f"run --shape {shape}{' --device ' + d if d else ''}: " +
                         " | ".join(out.strip().splitlines()[-2:])[:300])
+        if oracle:
+            import scalar_oracle
+            why = scalar_oracle.check(prog, bundle, sh, prog.seed)
+            if why and not why.startswith("skip"):
+                return f"--shape {shape}: {why}"
     return None
 
 
@@ -218,12 +226,17 @@ def main():
     ap.add_argument("last", type=int, nargs="?")
     ap.add_argument("--targets", default="", help="comma-separated extra targets")
     ap.add_argument("--out", default="", help="emit: folder for bundles and list.txt")
+    ap.add_argument("--oracle", action="store_true",
+                    help="run: also check the CPU image against a numpy evaluation "
+                         "(scalar_oracle.py; needs the tessera Python package)")
     ap.add_argument("--devices", default="",
                     help="run: comma-separated devices (`tessera run --device`), e.g. "
                          "spirv for lavapipe against the CPU image; default: the host")
     a = ap.parse_args()
     targets = [t for t in a.targets.split(",") if t]
     devices = tuple(d for d in a.devices.split(",") if d) or ("",)
+    if a.oracle:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     if a.mode == "gen":
         sys.stdout.write(Program(a.seed).text())
         return 0
@@ -256,20 +269,20 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if a.mode == "shrink":
             best = Program(a.seed)
-            if run_one(best, targets, tmp, devices=devices) is None:
+            if run_one(best, targets, tmp, devices=devices, oracle=a.oracle) is None:
                 print(f"seed {a.seed} passes; nothing to shrink")
                 return 0
             for kw in ({"no_reduce": True}, {"one_stage": True}) + tuple(
                     {"drop_epilogue": d} for d in range(1, 5)):
                 cand = Program(a.seed, **kw)
-                if run_one(cand, targets, tmp, devices=devices) is not None:
+                if run_one(cand, targets, tmp, devices=devices, oracle=a.oracle) is not None:
                     best = cand
             sys.stdout.write(best.text())
             return 1
         last = a.last if a.last is not None else a.seed
         failed = 0
         for s in range(a.seed, last + 1):
-            why = run_one(Program(s), targets, tmp, devices=devices)
+            why = run_one(Program(s), targets, tmp, devices=devices, oracle=a.oracle)
             print(f"seed {s}: {'ok' if why is None else 'FAIL ' + why}", flush=True)
             failed += why is not None
         print(f"{last - a.seed + 1 - failed} of {last - a.seed + 1} seeds passed")
