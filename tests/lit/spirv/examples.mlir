@@ -6,6 +6,6 @@
 // register budget (its one-thread "warps" replicate 1-D fragments).
 // REQUIRES: tessera, plugin-spirv, spirv-tools
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %python %S/Inputs/check_spirv.py %tessera %examples %t lavapipe nvidia-vk budget:generic | FileCheck %s
+// RUN: %python %S/Inputs/check_spirv.py %tessera %examples %t lavapipe nvidia-vk amd-vk budget:generic | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: spirv: {{[0-9]+}} compiles checked, 0 failed
