@@ -1,6 +1,6 @@
 // Every kernel under examples/ (the examples and the zoo) compiles for
-// lavapipe (Mesa's software Vulkan device, subgroups of 8), for NVIDIA's
-// Vulkan driver (cooperative matrices) and for the generic description (no
+// lavapipe (Mesa's software Vulkan device, subgroups of 8), for NVIDIA's and
+// AMD's Vulkan drivers (cooperative matrices) and for the generic description (no
 // subgroup size assumed), and its SPIR-V passes spirv-val under the Vulkan
 // 1.3 rules. For the generic description a kernel may instead exceed the
 // register budget (its one-thread "warps" replicate 1-D fragments).
