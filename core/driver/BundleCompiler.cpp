@@ -19,6 +19,8 @@ using namespace tessera;
 static bundle::ImageKind imageKindFor(llvm::StringRef name) {
   return llvm::StringSwitch<bundle::ImageKind>(name)
       .Case("object", bundle::ImageKind::Object)
+      // An AMD code object is an ELF shared object (LLVM's IMG_Object).
+      .Case("hsaco", bundle::ImageKind::Object)
       .Case("cubin", bundle::ImageKind::Cubin)
       .Case("ptx", bundle::ImageKind::PTX)
       .Case("spirv", bundle::ImageKind::SPIRV)

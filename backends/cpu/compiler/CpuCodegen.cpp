@@ -1,6 +1,7 @@
 //===- CpuCodegen.cpp - LLVM dialect to a host shared object --------------===//
 
 #include "CpuCodegen.h"
+#include "KernelFunction.h"
 #include "LLVMOptimize.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -58,13 +59,8 @@ struct ApproximateMath : PassWrapper<ApproximateMath, OperationPass<ModuleOp>> {
 LogicalResult lowerToLLVMDialect(ModuleOp module,
                                  const tessera::CompileOptions &options) {
   PassManager pm(module.getContext());
-  if (options.printIRAfterAll) {
-    module.getContext()->disableMultithreading();
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                        [](Pass *, Operation *) { return true; },
-                        /*printModuleScope=*/true,
-                        /*printAfterOnlyOnChange=*/false);
-  }
+  if (options.printIRAfterAll)
+    tessera::lowering::printIRAfterAll(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(std::make_unique<ApproximateMath>());

@@ -13,6 +13,7 @@
 
 #include "LowerTileToGpu.h"
 #include "CudaTargetHooks.h"
+#include "KernelFunction.h"
 #include "TileLoweringUtils.h"
 
 #include "tessera/Passes/Distribute.h"
@@ -64,41 +65,17 @@ Attribute tileMemorySpace(tile::TileType t) {
 // Function entry: the kernel's parameters are the runtime's slots
 //===----------------------------------------------------------------------===//
 
-/// Moves `f`'s body into a new gpu.func `tessera_kernel_<name>` of
-/// `gpuModule` whose parameters are the runtime's slots, and erases `f`.
+/// The kernel `tessera_kernel_<name>` of `gpuModule` (KernelFunction.h),
+/// with its threads recorded for the twin and the overrides below.
 gpu::GPUFuncOp createKernelFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
                                     const TypeConverter &converter) {
-  MLIRContext *ctx = f.getContext();
-  Location loc = f.getLoc();
-  tile::KernelOp kernel;
-  f.walk([&](tile::KernelOp k) { kernel = k; });
-  if (!kernel) {
-    f.emitOpError("launches no tile.kernel");
-    return {};
-  }
-  // Parameter list: the slots.
-  SmallVector<Type> params;
-  Block &old = f.getBody().front();
-  for (BlockArgument arg : old.getArguments())
-    appendSlotTypes(arg.getType(), params);
-  OpBuilder b(gpuModule.getBodyRegion());
-  b.setInsertionPointToEnd(&gpuModule.getBodyRegion().front());
-  auto fn = gpu::GPUFuncOp::create(
-      b, loc, (tessera::cuda::kKernelSymbolPrefix + f.getSymName()).str(),
-      b.getFunctionType(params, {}));
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  int64_t threads = kernel.getThreads();
-  fn.setKnownBlockSizeAttr(
-      DenseI32ArrayAttr::get(ctx, {(int32_t)threads, 1, 1}));
-  fn->setAttr(kThreadsAttr, b.getI64IntegerAttr(threads));
-
-  Block *entry = &fn.getBody().front();
-  b.setInsertionPointToStart(entry);
-  unsigned p = 0;
-  unpackArgumentSlots(b, loc, old, converter,
-                      [&](Type) -> Value { return entry->getArgument(p++); });
-  entry->getOperations().splice(entry->end(), old.getOperations());
-  f.erase();
+  int64_t threads = 0;
+  f.walk([&](tile::KernelOp k) { threads = k.getThreads(); });
+  gpu::GPUFuncOp fn = createSlotKernel(
+      f, gpuModule, converter,
+      (tessera::cuda::kKernelSymbolPrefix + f.getSymName()).str());
+  if (fn)
+    fn->setAttr(kThreadsAttr, OpBuilder(fn).getI64IntegerAttr(threads));
   return fn;
 }
 
@@ -179,13 +156,8 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     const char *ws = std::getenv("TESSERA_CUDA_WARP_SPECIALIZATION");
     hooks.setWarpSpecialization(ws && *ws && std::string(ws) != "0");
     PassManager pm(ctx);
-    if (options.printIRAfterAll) {
-      ctx->disableMultithreading();
-      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                          [](Pass *, Operation *) { return true; },
-                          /*printModuleScope=*/true,
-                          /*printAfterOnlyOnChange=*/false);
-    }
+    if (options.printIRAfterAll)
+      printIRAfterAll(pm);
     tessera::passes::buildTesseraPipeline(
         pm, spec,
         [&](const tessera::target::MmaAtom &a,

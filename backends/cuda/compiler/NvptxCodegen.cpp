@@ -2,6 +2,7 @@
 
 #include "NvptxCodegen.h"
 #include "CudaTargetHooks.h"
+#include "KernelFunction.h"
 #include "LLVMOptimize.h"
 #include "LowerTileToGpu.h"
 
@@ -73,13 +74,8 @@ LogicalResult lowerToNVVM(ModuleOp module,
   module.getContext()->appendDialectRegistry(registry);
   module.getContext()->loadDialect<cf::ControlFlowDialect, ub::UBDialect>();
   PassManager pm(module.getContext());
-  if (options.printIRAfterAll) {
-    module.getContext()->disableMultithreading();
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                        [](Pass *, Operation *) { return true; },
-                        /*printModuleScope=*/true,
-                        /*printAfterOnlyOnChange=*/false);
-  }
+  if (options.printIRAfterAll)
+    tessera::lowering::printIRAfterAll(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
@@ -126,24 +122,6 @@ std::string findPtxas() {
   if (auto found = llvm::sys::findProgramByName("ptxas"))
     return *found;
   return {};
-}
-
-/// Runs `program args` with stdout+stderr to a temporary file; returns the
-/// exit code and the output.
-int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
-            std::string &output) {
-  llvm::SmallString<128> logPath;
-  llvm::sys::fs::createTemporaryFile("tessera-tool", "txt", logPath);
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
-                                                logPath.str()};
-  std::string err;
-  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
-                                     0, &err);
-  if (auto buf = llvm::MemoryBuffer::getFile(logPath))
-    output = (*buf)->getBuffer().str();
-  output += err;
-  llvm::sys::fs::remove(logPath);
-  return rc;
 }
 
 /// Kernels that call the placeholder `__tessera_tma_map(i)` get one extra
@@ -368,7 +346,7 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
       ptxas, arch, "-O3", "--split-compile=0", ptxPath, "-o", cubinPath};
   if (!options.dumpDir.empty())
     args.push_back("-v");
-  int rc = runTool(ptxas, args, log);
+  int rc = tessera::lowering::runTool(ptxas, args, log);
   llvm::sys::fs::remove(ptxPath);
   if (rc != 0) {
     llvm::sys::fs::remove(cubinPath);

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerTileToSpirv.h"
+#include "KernelFunction.h"
 #include "SpirvTargetHooks.h"
 #include "TileLoweringUtils.h"
 
@@ -768,13 +769,8 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
 
   SpirvTargetHooks hooks;
   PassManager pm(ctx);
-  if (options.printIRAfterAll) {
-    ctx->disableMultithreading();
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                        [](Pass *, Operation *) { return true; },
-                        /*printModuleScope=*/true,
-                        /*printAfterOnlyOnChange=*/false);
-  }
+  if (options.printIRAfterAll)
+    tessera::lowering::printIRAfterAll(pm);
   tessera::passes::buildTesseraPipeline(
       pm, spec,
       [&](const tessera::target::MmaAtom &a,
@@ -838,12 +834,7 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
   PassManager clean(ctx);
   clean.addPass(createCanonicalizerPass());
   clean.addPass(createCSEPass());
-  if (options.printIRAfterAll) {
-    ctx->disableMultithreading();
-    clean.enableIRPrinting([](Pass *, Operation *) { return false; },
-                           [](Pass *, Operation *) { return true; },
-                           /*printModuleScope=*/true,
-                           /*printAfterOnlyOnChange=*/false);
-  }
+  if (options.printIRAfterAll)
+    tessera::lowering::printIRAfterAll(clean);
   return clean.run(module);
 }

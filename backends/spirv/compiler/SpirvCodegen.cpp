@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelFunction.h"
 #include "LowerTileToSpirv.h"
 
 #include "tessera/Passes/Passes.h"
@@ -288,13 +289,8 @@ LogicalResult tessera::spirv::emitSpirvImage(
     });
   }
   PassManager pm(ctx);
-  if (options.printIRAfterAll) {
-    ctx->disableMultithreading();
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                        [](Pass *, Operation *) { return true; },
-                        /*printModuleScope=*/true,
-                        /*printAfterOnlyOnChange=*/false);
-  }
+  if (options.printIRAfterAll)
+    tessera::lowering::printIRAfterAll(pm);
   OpPassManager &sm = pm.nest<spv::ModuleOp>();
   sm.addPass(spv::createSPIRVLowerABIAttributesPass());
   sm.addPass(spv::createSPIRVUpdateVCEPass());

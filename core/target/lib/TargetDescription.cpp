@@ -88,9 +88,13 @@ const std::vector<std::string> &shippedTargetFiles() {
       "backends/cuda/targets/sm_80.toml",
       "backends/cuda/targets/sm_90a.toml",
       "backends/hip/targets/gfx942.toml",
+      "backends/hip/targets/gfx950.toml",
       "backends/hip/targets/gfx1100.toml",
+      "backends/hip/targets/gfx1201.toml",
       "backends/spirv/targets/vulkan-generic.toml",
       "backends/spirv/targets/lavapipe.toml",
+      "backends/spirv/targets/nvidia-vk.toml",
+      "backends/spirv/targets/amd-vk.toml",
       "backends/cpu/targets/host.toml",
   };
   return files;

@@ -1,0 +1,82 @@
+//===- KernelFunction.cpp - what the GPU backends' lowerings share --------===//
+
+#include "KernelFunction.h"
+#include "TileLoweringUtils.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace tessera::lowering {
+
+gpu::GPUFuncOp createSlotKernel(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
+                                const TypeConverter &converter,
+                                llvm::StringRef symbol) {
+  MLIRContext *ctx = f.getContext();
+  Location loc = f.getLoc();
+  tile::KernelOp kernel;
+  f.walk([&](tile::KernelOp k) { kernel = k; });
+  if (!kernel) {
+    f.emitOpError("launches no tile.kernel");
+    return {};
+  }
+  SmallVector<Type> params;
+  Block &old = f.getBody().front();
+  for (BlockArgument arg : old.getArguments())
+    appendSlotTypes(arg.getType(), params);
+  OpBuilder b(gpuModule.getBodyRegion());
+  b.setInsertionPointToEnd(&gpuModule.getBodyRegion().front());
+  auto fn =
+      gpu::GPUFuncOp::create(b, loc, symbol, b.getFunctionType(params, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  fn.setKnownBlockSizeAttr(
+      DenseI32ArrayAttr::get(ctx, {(int32_t)kernel.getThreads(), 1, 1}));
+  Block *entry = &fn.getBody().front();
+  b.setInsertionPointToStart(entry);
+  unsigned p = 0;
+  unpackArgumentSlots(b, loc, old, converter,
+                      [&](Type) -> Value { return entry->getArgument(p++); });
+  entry->getOperations().splice(entry->end(), old.getOperations());
+  f.erase();
+  return fn;
+}
+
+void printIRAfterAll(PassManager &pm) {
+  pm.getContext()->disableMultithreading();
+  pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                      [](Pass *, Operation *) { return true; },
+                      /*printModuleScope=*/true,
+                      /*printAfterOnlyOnChange=*/false);
+}
+
+int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
+            std::string &output) {
+  llvm::SmallString<128> logPath;
+  llvm::sys::fs::createTemporaryFile("tessera-tool", "txt", logPath);
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                                logPath.str()};
+  std::string err;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
+                                     0, &err);
+  if (auto buf = llvm::MemoryBuffer::getFile(logPath))
+    output = (*buf)->getBuffer().str();
+  output += err;
+  llvm::sys::fs::remove(logPath);
+  return rc;
+}
+
+void dumpFile(const std::string &dir, const std::string &name,
+              llvm::StringRef data) {
+  if (dir.empty())
+    return;
+  (void)llvm::sys::fs::create_directories(dir);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(dir + "/" + name, ec, llvm::sys::fs::OF_None);
+  if (!ec)
+    os << data;
+}
+
+} // namespace tessera::lowering

@@ -1,0 +1,50 @@
+//===- KernelFunction.h - what the GPU backends' lowerings share -*- C++
+//-*-===//
+//
+// Pieces every backend that builds gpu.func kernels from tile.funcs needs in
+// the same form: the kernel function whose parameters are the runtime's
+// slots, IR printing after each pass, and running an external tool (ptxas,
+// ld.lld) or dumping an intermediate file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_LOWERING_KERNELFUNCTION_H
+#define TESSERA_LOWERING_KERNELFUNCTION_H
+
+#include "tessera/Dialect/Tile/TileOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace tessera::lowering {
+
+/// Moves `f`'s body into a new kernel gpu.func `symbol` at the end of
+/// `gpuModule` whose parameters are the runtime's slots (appendSlotTypes),
+/// its arguments unpacked into memrefs and values (unpackArgumentSlots), with
+/// the tile.kernel's threads as its known block size; erases `f`. Null (with
+/// an error on `f`) when `f` launches no tile.kernel.
+mlir::gpu::GPUFuncOp createSlotKernel(tile::FuncOp f,
+                                      mlir::gpu::GPUModuleOp gpuModule,
+                                      const mlir::TypeConverter &converter,
+                                      llvm::StringRef symbol);
+
+/// `tessera compile --print-ir-after-all`: every pass of `pm` prints the
+/// whole module after it runs.
+void printIRAfterAll(mlir::PassManager &pm);
+
+/// Runs `program args` with stdout and stderr to a temporary file; returns
+/// the exit code, the output in `output`.
+int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,
+            std::string &output);
+
+/// Writes `data` to `dir`/`name` when `dir` is not empty (--dump-dir).
+void dumpFile(const std::string &dir, const std::string &name,
+              llvm::StringRef data);
+
+} // namespace tessera::lowering
+
+#endif

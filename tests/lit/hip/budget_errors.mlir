@@ -1,0 +1,23 @@
+// A kernel that cannot launch on the chip is a compile error. Distribution
+// counts each fragment's registers and the planned LDS against the target
+// description (naming the tiles); after LLVM's codegen the plugin reads
+// every kernel's resources from the code object's metadata and fails when
+// the VGPRs/AGPRs per thread, registers per block or LDS the backend really
+// used exceed the chip's (naming the kernel). The last two runs use a copy
+// of a shipped description with a lowered limit (Inputs/tight_target.py),
+// between what distribution counts and what the backend allocates.
+// REQUIRES: tessera, plugin-hip
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: not %tessera compile %S/Inputs/too_many_registers.mlir --target amdgcn-amd-amdhsa:gfx1100 --no-cache -o %t/r.tsb 2>&1 | FileCheck %s --check-prefix=FRAG
+// RUN: not %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target amdgcn-amd-amdhsa:gfx942 --no-cache -o %t/l.tsb 2>&1 | FileCheck %s --check-prefix=LDS
+// RUN: not %python %S/Inputs/tight_target.py %tessera %t/vgpr gfx942 %examples/gemm.mlir registers.per_thread=192 2>&1 | FileCheck %s --check-prefix=VGPR
+// RUN: not %python %S/Inputs/tight_target.py %tessera %t/block gfx1100 %examples/softmax.mlir registers.per_block=4096 2>&1 | FileCheck %s --check-prefix=BLOCK
+
+// FRAG: too_many_registers.mlir:14:3: error: the kernel's fragments need 512 registers per thread, more than the 256 of target 'gfx1100'
+// FRAG-NEXT: too_many_registers.mlir:17:11: note: 256x256xf32 fragment: 512 registers
+
+// LDS: attn_gqa_d128_causal.mlir:26:3: error: the kernel needs 98304 bytes of shared memory {{.*}}, more than the 65536 of target 'gfx942'
+
+// VGPR: gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: error: kernel 'tessera_kernel_gemm' needs {{[0-9]+}} VGPRs ({{[0-9]+}} of them AGPRs) per thread, more than the 192 of target 'gfx942'
+
+// BLOCK: softmax.mlir:{{[0-9]+}}:{{[0-9]+}}: error: kernel 'tessera_kernel_softmax' needs {{[0-9]+}} registers per thread x 128 threads, more than the 4096 a block may have on target 'gfx1100'
