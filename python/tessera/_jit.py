@@ -63,15 +63,17 @@ def compile_tile_ir(text, targets=None):
 
 def _default_device(target):
     if target in (None, "auto"):
+        # An accelerator when there is one, else the host (software
+        # renderers such as lavapipe only when asked for).
         for d in rt.devices():
-            if not d.is_cpu:
+            if not d.is_cpu and not d.is_software:
                 return d
         return rt.device("cpu")
     if isinstance(target, rt.Device):
         return target
     if target in ("cpu", "llvm", "c"):
         return rt.device("cpu")
-    if target in ("cuda", "hip"):
+    if target in ("cuda", "hip", "spirv"):
         return rt.device(target)
     for d in rt.devices():
         if target in (d.target, d.triple):

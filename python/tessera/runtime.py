@@ -43,6 +43,12 @@ class Device:
         return self.plugin == "cpu"
 
     @property
+    def is_software(self):
+        """A device that emulates a GPU on the host's cores (Mesa's lavapipe),
+        slower than the host's own code: never the default."""
+        return self.chip == "lavapipe"
+
+    @property
     def target(self):
         """The compile target: the host triple for the CPU (any CPU image of
         the triple loads), "triple:chip" for accelerators."""
