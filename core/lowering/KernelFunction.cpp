@@ -3,6 +3,11 @@
 #include "KernelFunction.h"
 #include "TileLoweringUtils.h"
 
+#include "tessera/Passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -42,6 +47,53 @@ gpu::GPUFuncOp createSlotKernel(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
   entry->getOperations().splice(entry->end(), old.getOperations());
   f.erase();
   return fn;
+}
+
+LogicalResult runCorePasses(ModuleOp module, const std::string &spec,
+                            const TargetHooks &hooks, bool printIR) {
+  PassManager pm(module.getContext());
+  if (printIR)
+    printIRAfterAll(pm);
+  passes::buildTesseraPipeline(
+      pm, spec, [&](const target::MmaAtom &a, const target::MmaUse &use) {
+        return hooks.canEmitAtomFor(a, use);
+      });
+  return pm.run(module);
+}
+
+LogicalResult distributeKernelFunction(gpu::GPUFuncOp fn,
+                                       const target::TargetDescription &target,
+                                       TargetHooks &hooks,
+                                       passes::DistributedKernel &result,
+                                       bool printIR) {
+  if (failed(passes::distributeKernel(fn.getBody(), target, hooks, result)))
+    return failure();
+  fn.walk([](tile::ReturnOp r) {
+    OpBuilder b(r);
+    gpu::ReturnOp::create(b, r.getLoc());
+    r.erase();
+  });
+  if (printIR)
+    llvm::errs() << "// -----// IR Dump After TesseraDistribute ("
+                 << fn.getName() << ") //----- //\n"
+                 << fn << "\n";
+  return success();
+}
+
+void approximateFastExp(Operation *root) {
+  root->walk([&](math::ExpOp e) {
+    if (!e.getType().isF32() ||
+        !bitEnumContainsAll(e.getFastmath(), arith::FastMathFlags::afn))
+      return;
+    OpBuilder b(e);
+    Value log2e = arith::ConstantOp::create(
+        b, e.getLoc(), b.getF32FloatAttr(1.4426950408889634f));
+    Value x = arith::MulFOp::create(b, e.getLoc(), e.getOperand(), log2e,
+                                    e.getFastmath());
+    Value r = math::Exp2Op::create(b, e.getLoc(), x, e.getFastmath());
+    e.replaceAllUsesWith(r);
+    e.erase();
+  });
 }
 
 void printIRAfterAll(PassManager &pm) {

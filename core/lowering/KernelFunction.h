@@ -12,6 +12,8 @@
 #define TESSERA_LOWERING_KERNELFUNCTION_H
 
 #include "tessera/Dialect/Tile/TileOps.h"
+#include "tessera/Passes/Distribute.h"
+#include "tessera/plugin/target_hooks.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -31,6 +33,23 @@ mlir::gpu::GPUFuncOp createSlotKernel(tile::FuncOp f,
                                       mlir::gpu::GPUModuleOp gpuModule,
                                       const mlir::TypeConverter &converter,
                                       llvm::StringRef symbol);
+
+/// Runs the core passes (layouts, swizzles, pipelines, shared-memory plan)
+/// for target `spec` on `module`, layout inference choosing only among the
+/// atoms `hooks` can emit.
+mlir::LogicalResult runCorePasses(mlir::ModuleOp module,
+                                  const std::string &spec,
+                                  const TargetHooks &hooks, bool printIR);
+
+/// Distributes the kernel `fn` (built by createSlotKernel) through `hooks`
+/// and turns its tile.return into gpu.return; `printIR` dumps it after.
+mlir::LogicalResult distributeKernelFunction(
+    mlir::gpu::GPUFuncOp fn, const target::TargetDescription &target,
+    TargetHooks &hooks, passes::DistributedKernel &result, bool printIR);
+
+/// f32 exp that may be approximated (fastmath afn) becomes exp2(x * log2 e):
+/// one multiply and the target's exp2 instead of a range-reduced expf.
+void approximateFastExp(mlir::Operation *root);
 
 /// `tessera compile --print-ir-after-all`: every pass of `pm` prints the
 /// whole module after it runs.

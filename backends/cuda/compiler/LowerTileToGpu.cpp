@@ -155,16 +155,7 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     // thread 0 issuing the copies for most of the zoo (docs/benchmarks.md).
     const char *ws = std::getenv("TESSERA_CUDA_WARP_SPECIALIZATION");
     hooks.setWarpSpecialization(ws && *ws && std::string(ws) != "0");
-    PassManager pm(ctx);
-    if (options.printIRAfterAll)
-      printIRAfterAll(pm);
-    tessera::passes::buildTesseraPipeline(
-        pm, spec,
-        [&](const tessera::target::MmaAtom &a,
-            const tessera::target::MmaUse &use) {
-          return hooks.canEmitAtomFor(a, use);
-        });
-    if (failed(pm.run(module)))
+    if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))
       return failure();
     for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
       std::string name = f.getSymName().str();
@@ -178,20 +169,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       twin.setName((fn.getName() + kFallbackSuffix).str());
       auto distribute = [&](gpu::GPUFuncOp k,
                             tessera::passes::DistributedKernel &dk) {
-        if (failed(tessera::passes::distributeKernel(k.getBody(), *desc, hooks,
-                                                     dk)))
+        if (failed(distributeKernelFunction(k, *desc, hooks, dk,
+                                            options.printIRAfterAll)))
           return failure();
-        k.walk([](tile::ReturnOp r) {
-          OpBuilder b(r);
-          gpu::ReturnOp::create(b, r.getLoc());
-          r.erase();
-        });
         k->setAttr("tessera.shared_bytes",
                    OpBuilder(ctx).getI64IntegerAttr(dk.sharedBytes));
-        if (options.printIRAfterAll)
-          llvm::errs() << "// -----// IR Dump After TesseraDistribute ("
-                       << k.getName() << ") //----- //\n"
-                       << k << "\n";
         return success();
       };
       tessera::passes::DistributedKernel dk, twinDk;
@@ -255,22 +237,7 @@ LogicalResult tessera::cuda::lowerTileToGpu(
             fn.getName().drop_front(kKernelSymbolPrefix.size()).str(),
             (unsigned)t.getInt());
 
-  // f32 exp that may be approximated (fastmath afn or fast) becomes
-  // exp2(x * log2 e): one multiply and one ex2.approx instead of libdevice's
-  // range-reduced expf.
-  gpuModule.walk([&](math::ExpOp e) {
-    if (!e.getType().isF32() ||
-        !bitEnumContainsAll(e.getFastmath(), arith::FastMathFlags::afn))
-      return;
-    OpBuilder b(e);
-    Value log2e = arith::ConstantOp::create(
-        b, e.getLoc(), b.getF32FloatAttr(1.4426950408889634f));
-    Value x = arith::MulFOp::create(b, e.getLoc(), e.getOperand(), log2e,
-                                    e.getFastmath());
-    Value r = math::Exp2Op::create(b, e.getLoc(), x, e.getFastmath());
-    e.replaceAllUsesWith(r);
-    e.erase();
-  });
+  approximateFastExp(gpuModule);
 
   return success();
 }

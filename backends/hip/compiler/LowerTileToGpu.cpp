@@ -97,16 +97,8 @@ LogicalResult tessera::hip::lowerTileToGpu(
   HipTargetHooks hooks(desc->chip);
 
   // The core passes, choosing only among the atoms the hooks can emit.
-  PassManager pm(ctx);
-  if (options.printIRAfterAll)
-    printIRAfterAll(pm);
-  tessera::passes::buildTesseraPipeline(
-      pm, spec,
-      [&](const tessera::target::MmaAtom &a,
-          const tessera::target::MmaUse &use) {
-        return hooks.canEmitAtomFor(a, use);
-      });
-  if (failed(pm.run(module)))
+  // The core passes, choosing only among the atoms the hooks can emit.
+  if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))
     return failure();
 
   TileTypeConverter converter(tileMemorySpace);
@@ -116,14 +108,9 @@ LogicalResult tessera::hip::lowerTileToGpu(
     if (!fn)
       return failure();
     tessera::passes::DistributedKernel dk;
-    if (failed(
-            tessera::passes::distributeKernel(fn.getBody(), *desc, hooks, dk)))
+    if (failed(distributeKernelFunction(fn, *desc, hooks, dk,
+                                        options.printIRAfterAll)))
       return failure();
-    fn.walk([](tile::ReturnOp r) {
-      OpBuilder b(r);
-      gpu::ReturnOp::create(b, r.getLoc());
-      r.erase();
-    });
     fn->setAttr("tessera.shared_bytes",
                 OpBuilder(ctx).getI64IntegerAttr(dk.sharedBytes));
     if (dk.threads > 0 &&
@@ -131,10 +118,6 @@ LogicalResult tessera::hip::lowerTileToGpu(
       return fn.emitOpError("distribution asked for ")
              << dk.threads << " threads per block; the hip backend launches "
              << "the kernel's own count";
-    if (options.printIRAfterAll)
-      llvm::errs() << "// -----// IR Dump After TesseraDistribute ("
-                   << fn.getName() << ") //----- //\n"
-                   << fn << "\n";
     shared.emplace_back(name, (unsigned)dk.sharedBytes);
   }
   return success();

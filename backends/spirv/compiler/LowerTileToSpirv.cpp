@@ -720,26 +720,7 @@ LogicalResult tessera::spirv::narrowFloatsToIntegers(Operation *root) {
   return result;
 }
 
-namespace {
-
-/// f32 exp that may be approximated becomes exp2(x * log2 e).
-void fastExp(gpu::GPUModuleOp m) {
-  m.walk([&](math::ExpOp e) {
-    if (!e.getType().isF32() ||
-        !bitEnumContainsAll(e.getFastmath(), arith::FastMathFlags::afn))
-      return;
-    OpBuilder b(e);
-    Value log2e = arith::ConstantOp::create(
-        b, e.getLoc(), b.getF32FloatAttr(1.4426950408889634f));
-    Value x = arith::MulFOp::create(b, e.getLoc(), e.getOperand(), log2e,
-                                    e.getFastmath());
-    Value r = math::Exp2Op::create(b, e.getLoc(), x, e.getFastmath());
-    e.replaceAllUsesWith(r);
-    e.erase();
-  });
-}
-
-} // namespace
+namespace {} // namespace
 
 LogicalResult
 tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
@@ -768,16 +749,8 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
                   mb.getUnitAttr());
 
   SpirvTargetHooks hooks;
-  PassManager pm(ctx);
-  if (options.printIRAfterAll)
-    tessera::lowering::printIRAfterAll(pm);
-  tessera::passes::buildTesseraPipeline(
-      pm, spec,
-      [&](const tessera::target::MmaAtom &a,
-          const tessera::target::MmaUse &use) {
-        return hooks.canEmitAtomFor(a, use);
-      });
-  if (failed(pm.run(module)))
+  if (failed(tessera::lowering::runCorePasses(module, spec, hooks,
+                                              options.printIRAfterAll)))
     return failure();
 
   // Global tensors' memrefs carry no memory space until linearized.
@@ -792,21 +765,12 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
     if (!fn)
       return failure();
     tessera::passes::DistributedKernel dk;
-    if (failed(
-            tessera::passes::distributeKernel(fn.getBody(), *desc, hooks, dk)))
+    if (failed(tessera::lowering::distributeKernelFunction(
+            fn, *desc, hooks, dk, options.printIRAfterAll)))
       return failure();
-    fn.walk([](tile::ReturnOp r) {
-      OpBuilder b(r);
-      gpu::ReturnOp::create(b, r.getLoc());
-      r.erase();
-    });
     if (dk.threads && dk.threads != (int64_t)rec.threads)
       return fn.emitOpError("distribution asked for a copy warp, which the "
                             "Vulkan lowering does not schedule");
-    if (options.printIRAfterAll)
-      llvm::errs() << "// -----// IR Dump After TesseraDistribute ("
-                   << fn.getName() << ") //----- //\n"
-                   << fn << "\n";
     llvm::DenseSet<Value> views;
     for (const GlobalView &g : globals)
       views.insert(g.view);
@@ -829,7 +793,7 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
         ::mlir::spirv::getEntryPointABIAttr(ctx, {(int32_t)rec.threads, 1, 1}));
     kernels.push_back(std::move(rec));
   }
-  fastExp(gpuModule);
+  tessera::lowering::approximateFastExp(gpuModule);
   // Fold the scalarized vectors away and clean up before conversion.
   PassManager clean(ctx);
   clean.addPass(createCanonicalizerPass());

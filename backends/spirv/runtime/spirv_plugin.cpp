@@ -280,8 +280,7 @@ int initializeState(std::string &message) {
   if (!st->vki.load(st->loader.vkGetInstanceProcAddr, st->instance, missing)) {
     if (st->vki.vkDestroyInstance)
       st->vki.vkDestroyInstance(st->instance, nullptr);
-    message = std::string("the Vulkan loader ") + library +
-              " lacks " + missing;
+    message = std::string("the Vulkan loader ") + library + " lacks " + missing;
     return TESSERA_PLUGIN_ERROR_UNAVAILABLE;
   }
 

@@ -64,7 +64,8 @@
 #define TESSERA_SPIRV_SLOT_BUFFER 1u
 
 #define TESSERA_SPIRV_ADDRESS_SHIFT 40u
-#define TESSERA_SPIRV_ADDRESS_OFFSET_MASK ((1ull << TESSERA_SPIRV_ADDRESS_SHIFT) - 1ull)
+#define TESSERA_SPIRV_ADDRESS_OFFSET_MASK                                      \
+  ((1ull << TESSERA_SPIRV_ADDRESS_SHIFT) - 1ull)
 
 /* The triple whose bundle images hold this format. */
 #define TESSERA_SPIRV_TRIPLE "spirv64-unknown-vulkan1.3"
