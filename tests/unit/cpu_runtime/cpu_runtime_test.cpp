@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "TestFiles.h"
+#include "PluginUnderTest.h"
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -23,18 +23,9 @@ using tessera::test::exeDir;
 using tessera::test::readFile;
 
 const tessera_runtime_plugin *loadPlugin() {
-  static const tessera_runtime_plugin *plugin = [] {
-    std::string path =
-        exeDir() + "/" TESSERA_TEST_PLUGIN_DIR "/libtessera_cpu_runtime.so";
-    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      ADD_FAILURE() << "dlopen " << path << ": " << dlerror();
-      return static_cast<const tessera_runtime_plugin *>(nullptr);
-    }
-    auto entry = reinterpret_cast<tessera_runtime_plugin_entry_fn>(
-        dlsym(lib, TESSERA_RUNTIME_PLUGIN_ENTRY_NAME));
-    return entry ? entry() : nullptr;
-  }();
+  static const tessera_runtime_plugin *plugin =
+      tessera::test::pluginTable(tessera::test::openTestPlugin(
+          TESSERA_TEST_PLUGIN_DIR, "libtessera_cpu_runtime.so"));
   return plugin;
 }
 

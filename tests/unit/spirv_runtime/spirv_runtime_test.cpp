@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "TestFiles.h"
+#include "PluginUnderTest.h"
 #include "TestImage.h"
 
 #include <algorithm>
@@ -48,24 +48,13 @@ using tessera::test::recordStart;
 using tessera::test::TestRecord;
 
 void *pluginLibrary() {
-  static void *lib = [] {
-    std::string path =
-        exeDir() + "/" TESSERA_TEST_PLUGIN_DIR "/libtessera_spirv_runtime.so";
-    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle)
-      ADD_FAILURE() << "dlopen " << path << ": " << dlerror();
-    return handle;
-  }();
+  static void *lib = tessera::test::openTestPlugin(
+      TESSERA_TEST_PLUGIN_DIR, "libtessera_spirv_runtime.so");
   return lib;
 }
 
 const tessera_runtime_plugin *plugin() {
-  void *lib = pluginLibrary();
-  if (!lib)
-    return nullptr;
-  auto entry = reinterpret_cast<tessera_runtime_plugin_entry_fn>(
-      dlsym(lib, TESSERA_RUNTIME_PLUGIN_ENTRY_NAME));
-  return entry ? entry() : nullptr;
+  return tessera::test::pluginTable(pluginLibrary());
 }
 
 bool contains(const std::string &s, const std::string &part) {
