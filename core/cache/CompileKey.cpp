@@ -8,6 +8,9 @@
 #include "tessera/plugin/Manifest.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <elf.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -71,8 +74,133 @@ std::string tessera::defaultPluginDirBeside(const std::string &library) {
   return dir.lexically_normal().string();
 }
 
+std::string tessera::libraryIdentity(const std::string &path) {
+  // The GNU build id lld and ld write (a hash of the linked bytes): equal for
+  // copies of one build wherever they are installed or carried, different
+  // for any rebuild that changes the code.
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return "missing";
+  auto readAt = [&](uint64_t off, void *dst, size_t n) {
+    in.clear();
+    in.seekg(std::streamoff(off));
+    return bool(in.read(static_cast<char *>(dst), std::streamsize(n)));
+  };
+  Elf64_Ehdr eh;
+  if (readAt(0, &eh, sizeof eh) &&
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh.e_phentsize == sizeof(Elf64_Phdr) && eh.e_phnum < 256) {
+    for (unsigned i = 0; i < eh.e_phnum; ++i) {
+      Elf64_Phdr ph;
+      if (!readAt(eh.e_phoff + uint64_t(i) * sizeof ph, &ph, sizeof ph))
+        break;
+      if (ph.p_type != PT_NOTE || ph.p_filesz > (1u << 16))
+        continue;
+      std::string notes(ph.p_filesz, '\0');
+      if (!readAt(ph.p_offset, notes.data(), notes.size()))
+        break;
+      size_t at = 0;
+      while (at + sizeof(Elf64_Nhdr) <= notes.size()) {
+        Elf64_Nhdr nh;
+        std::memcpy(&nh, notes.data() + at, sizeof nh);
+        size_t name = at + sizeof nh;
+        size_t desc = name + ((uint64_t(nh.n_namesz) + 3) & ~uint64_t(3));
+        size_t next = desc + ((uint64_t(nh.n_descsz) + 3) & ~uint64_t(3));
+        if (next > notes.size() || desc > notes.size())
+          break;
+        if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+            std::memcmp(notes.data() + name, "GNU", 4) == 0 &&
+            nh.n_descsz > 0 && desc + nh.n_descsz <= notes.size()) {
+          static const char hex[] = "0123456789abcdef";
+          std::string id = "build-id ";
+          for (size_t k = 0; k < nh.n_descsz; ++k) {
+            unsigned char c = notes[desc + k];
+            id += hex[c >> 4];
+            id += hex[c & 15];
+          }
+          return id;
+        }
+        at = next;
+      }
+    }
+  }
+  // No build id (a linker told not to write one): size and modification
+  // time tell builds apart on this machine.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return "missing";
+  return std::to_string(st.st_size) + "@" +
+         std::to_string(int64_t(st.st_mtim.tv_sec)) + "." +
+         std::to_string(int64_t(st.st_mtim.tv_nsec));
+}
+
+std::string tessera::withoutLocations(const std::string &source) {
+  // Drops every `loc(...)` (balanced parentheses, string literals skipped
+  // whole) outside string literals: where a kernel's file lives changes
+  // its diagnostics, never its code.
+  std::string out;
+  out.reserve(source.size());
+  auto isIdent = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '.' || c == '$' || c == '#' || c == '!';
+  };
+  auto skipString = [&](size_t i) { // i at the opening quote; returns past it
+    for (++i; i < source.size(); ++i) {
+      if (source[i] == '\\')
+        ++i;
+      else if (source[i] == '"')
+        return i + 1;
+    }
+    return source.size();
+  };
+  size_t i = 0;
+  while (i < source.size()) {
+    char c = source[i];
+    if (c == '"') {
+      size_t end = skipString(i);
+      out.append(source, i, end - i);
+      i = end;
+      continue;
+    }
+    if (c == 'l' && source.compare(i, 4, "loc(") == 0 &&
+        (i == 0 || !isIdent(source[i - 1]))) {
+      size_t j = i + 4;
+      int depth = 1;
+      while (j < source.size() && depth > 0) {
+        if (source[j] == '"') {
+          j = skipString(j);
+          continue;
+        }
+        depth += source[j] == '(' ? 1 : source[j] == ')' ? -1 : 0;
+        ++j;
+      }
+      // Also the blank before it, so `op loc(..)` and `op` key alike.
+      while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+      i = j;
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
 CompilerPluginIndex::CompilerPluginIndex(std::vector<std::string> searchDirs)
     : dirs(std::move(searchDirs)) {
+  // The core library the compiler plugins link (its passes decide the code
+  // as much as theirs do) sits two folders above the default plugin folder
+  // (<lib>/tessera/plugins beside <lib>/libtessera_compiler.so).
+  for (const std::string &dir : dirs) {
+    std::filesystem::path core =
+        std::filesystem::path(dir) / ".." / ".." / "libtessera_compiler.so";
+    std::error_code ec;
+    if (std::filesystem::exists(core, ec)) {
+      coreIdentity = libraryIdentity(core.lexically_normal().string());
+      break;
+    }
+  }
   for (const std::string &dir : dirs) {
     for (const std::string &path : plugin::listManifests(dir)) {
       plugin::Manifest m;
@@ -111,15 +239,8 @@ std::string CompilerPluginIndex::versionFor(const std::string &triple) const {
   if (!e)
     return "none";
   // The manifest's version alone misses a rebuilt plugin of the same
-  // version: the library's size and modification time tell builds apart for
-  // the price of one stat().
-  std::string build = "missing";
-  struct stat st;
-  if (::stat(e->library.c_str(), &st) == 0)
-    build = std::to_string(st.st_size) + "@" +
-            std::to_string(int64_t(st.st_mtim.tv_sec)) + "." +
-            std::to_string(int64_t(st.st_mtim.tv_nsec));
-  return e->name + " " + e->version + " " + build;
+  // version: the library's build id tells builds apart.
+  return e->name + " " + e->version + " " + libraryIdentity(e->library);
 }
 
 std::string tessera::compileCacheKey(const std::string &source, int optLevel,
@@ -131,7 +252,9 @@ std::string tessera::compileCacheKey(const std::string &source, int optLevel,
   std::vector<std::string> parts = {
       std::string("tessera ") + TESSERA_VERSION,
       "bundle format " + std::to_string(bundle::kBundleFormat),
-      std::string("llvm ") + compileKeyLlvmVersion(), source,
+      std::string("llvm ") + compileKeyLlvmVersion(),
+      "core " + plugins.core(),
+      withoutLocations(source),
       "O" + std::to_string(optLevel)};
   for (const TargetSpec &t : targets) {
     parts.push_back(t.triple + ":" + t.chip);

@@ -8,9 +8,13 @@
 //
 // The key hashes the tessera version, the LLVM version the compiler was
 // built against (TESSERA_LLVM_VERSION, from CMake's LLVM_PACKAGE_VERSION),
-// the source text, the optimization level, each target spec as written
-// ("triple:chip") and the name + version of the compiler plugin serving each
-// triple, found in the plugin manifests on the search path.
+// the source text without its locations (`loc(...)`: moving a kernel's
+// file changes its diagnostics, not its code), the optimization level, each
+// target spec as written ("triple:chip"), the name + version + build id of
+// the compiler plugin serving each triple (found in the plugin manifests on
+// the search path) and the build id of the core compiler library beside
+// them. Build ids, not file times: copies of one build carried to another
+// machine share its cache entries, and any rebuild misses them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +44,14 @@ std::string hostTriple();
 /// The LLVM version the key records ("none" in a build without LLVM).
 const char *compileKeyLlvmVersion();
 
+/// "build-id <hex>" from the ELF's NT_GNU_BUILD_ID note, else
+/// "<size>@<mtime>", else "missing".
+std::string libraryIdentity(const std::string &path);
+
+/// `source` with every MLIR location (`loc(...)`) removed, string literals
+/// left alone: the text the key hashes.
+std::string withoutLocations(const std::string &source);
+
 /// <dir of `library`>/tessera/plugins: the default plugin folder of both the
 /// compiler library and the tool (which passes the compiler library it would
 /// load). Lexically normalized.
@@ -63,9 +75,12 @@ public:
   static CompilerPluginIndex fromSearchPath(const std::string &defaultDir);
 
   const Entry *find(const std::string &triple) const;
-  /// "<name> <version> <library size@mtime>" of the plugin serving
+  /// "<name> <version> <libraryIdentity>" of the plugin serving
   /// `triple`, else "none".
   std::string versionFor(const std::string &triple) const;
+  /// libraryIdentity of libtessera_compiler.so two folders above the first
+  /// search dir that has it ("none" when no dir does).
+  const std::string &core() const { return coreIdentity; }
 
   const std::vector<std::string> &searchPath() const { return dirs; }
   const std::vector<Entry> &entries() const { return list; }
@@ -76,6 +91,7 @@ private:
   std::vector<std::string> dirs;
   std::vector<Entry> list;
   std::vector<std::string> bad;
+  std::string coreIdentity = "none";
 };
 
 /// The cache key of compiling `source` (the file's text) at `optLevel` for

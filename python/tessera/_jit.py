@@ -61,6 +61,11 @@ def compile_tile_ir(text, targets=None):
     return data
 
 
+def _also_compile_for():
+    spec = os.environ.get("TESSERA_JIT_ALSO_COMPILE_FOR", "")
+    return [t.strip() for t in spec.split(",") if t.strip()]
+
+
 def _default_device(target):
     if target in (None, "auto"):
         # An accelerator when there is one, else the host (software
@@ -153,6 +158,12 @@ class JITKernel:
         # surface where the kernel is built, not at its first call.
         self._default = _default_device(target)
         self._bundle_for(self._default.target)
+        # TESSERA_JIT_ALSO_COMPILE_FOR="triple[:chip],...": also compile
+        # for these targets now, through the cache (a machine without the
+        # GPU, or without the compiler library, fills a cache directory
+        # that another machine's processes then answer from).
+        for t in _also_compile_for():
+            self._bundle_for(t)
 
     # -------------------------------------------------------------- IR
     def get_tile_ir(self):

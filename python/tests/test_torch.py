@@ -3,13 +3,13 @@ machine (checked against torch). Skipped when torch is not installed."""
 import pytest
 
 from conftest import requires_cuda
+import torch_kernels
 
 torch = pytest.importorskip("torch", reason="skipped: torch is not installed")
 
 
 def test_cpu_torch_tensors_in_place_and_outputs():
-    import elementwise_add
-    k = elementwise_add.elementwise_add(64, 96, 32, 32, "float32", "float32", 128)
+    k = torch_kernels.add_small()
     a, b = torch.randn(64, 96), torch.randn(64, 96)
     c = k(a, b)
     assert isinstance(c, torch.Tensor) and c.device.type == "cpu"
@@ -17,24 +17,13 @@ def test_cpu_torch_tensors_in_place_and_outputs():
 
 
 def test_cpu_bfloat16_output_through_torch():
-    import tessera
-    import tessera.language as T
-
-    @T.prim_func
-    def cast(A: T.Tensor((256,), "float32"), B: T.Tensor((256,), "bfloat16")):
-        with T.Kernel(1, threads=128) as bx:
-            a = T.alloc_fragment((256,), "float32")
-            T.copy(A[0], a)
-            T.copy(a, B[0])
-
-    k = tessera.compile(cast, out_idx=[-1])
+    k = torch_kernels.cast_to_bf16()
     a = torch.randn(256)
     torch.testing.assert_close(k(a), a.bfloat16())
 
 
 @requires_cuda
-@pytest.mark.parametrize("example", ["gemm", "elementwise_add", "softmax",
-                                     "flash_attention"])
+@pytest.mark.parametrize("example", torch_kernels.EXAMPLES)
 def test_cuda_examples_against_torch(example):
     mod = __import__(example)
     mod.main()
@@ -42,9 +31,7 @@ def test_cuda_examples_against_torch(example):
 
 @requires_cuda
 def test_cuda_gemm_symbolic_m():
-    import gemm
-    import tessera.language as T
-    k = gemm.matmul(T.symbolic("M"), 256, 256, 128, 128, 32)
+    k = torch_kernels.gemm_symbolic_m()
     for m in (1, 129, 1000):
         a = torch.randn(m, 256, device="cuda", dtype=torch.float16)
         b = torch.randn(256, 256, device="cuda", dtype=torch.float16)
@@ -56,9 +43,7 @@ def test_cuda_runs_on_torchs_current_stream():
     # Launched on torch's current stream (a side stream here), so torch ops
     # enqueued after the call on that stream see the result without a sync,
     # and an explicit stream= takes a torch stream too.
-    import elementwise_add
-    k = elementwise_add.elementwise_add(1024, 1024, 32, 32, "float32",
-                                        "float32", 128)
+    k = torch_kernels.add_1024()
     a = torch.randn(1024, 1024, device="cuda")
     b = torch.randn(1024, 1024, device="cuda")
     side = torch.cuda.Stream()

@@ -97,6 +97,37 @@ TEST(CompileKey, EveryInputChangesTheKey) {
                             none));
 }
 
+TEST(CompileKey, LocationsDoNotChangeTheKey) {
+  CompilerPluginIndex none(std::vector<std::string>{});
+  std::vector<TargetSpec> host = {{"x86_64-unknown-linux-gnu", ""}};
+  std::string a = "%c = arith.constant 8 : index loc(\"/a/k.py\":20:9)\n"
+                  "tile.kernel {} loc(fused[\"x(\", callsite(\"/a\":1:2)])\n";
+  std::string b = "%c = arith.constant 8 : index loc(\"/b/c/k.py\":3:1)\n"
+                  "tile.kernel {}\n";
+  EXPECT_EQ(compileCacheKey(a, 3, host, none),
+            compileCacheKey(b, 3, host, none));
+  EXPECT_EQ(withoutLocations(a), "%c = arith.constant 8 : index\n"
+                                 "tile.kernel {}\n");
+  // Code still changes it; so does `loc(` inside a string or a longer name.
+  EXPECT_NE(compileCacheKey(a, 3, host, none),
+            compileCacheKey("%c = arith.constant 9 : index\ntile.kernel {}\n",
+                            3, host, none));
+  EXPECT_EQ(withoutLocations("x = \"loc(1)\" myloc(2)"),
+            "x = \"loc(1)\" myloc(2)");
+}
+
+TEST(CompileKey, LibrariesAreKnownByBuildId) {
+  // This test binary's own build id (lld writes one) names it.
+  std::string self = libraryIdentity("/proc/self/exe");
+  EXPECT_EQ(self.rfind("build-id ", 0), 0u) << self;
+  EXPECT_EQ(self, libraryIdentity("/proc/self/exe"));
+  EXPECT_EQ(libraryIdentity("/nonexistent/libx.so"), "missing");
+  TempDir dir;
+  std::string plain = dir.path + "/plain.so";
+  std::ofstream(plain) << "not an ELF";
+  EXPECT_NE(libraryIdentity(plain).find("@"), std::string::npos);
+}
+
 TEST(CompileKey, SplitsTargetSpecs) {
   TargetSpec t;
   std::string error;
