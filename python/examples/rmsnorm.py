@@ -50,6 +50,14 @@ def main(M=37, N=1500):
     w = rng.standard_normal((N,)).astype(np.float32)
     y = kernel(x, w)
     np.testing.assert_allclose(y, reference(x, w), rtol=1e-4, atol=1e-5)
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and torch.cuda.is_available():
+        tx, tw = torch.from_numpy(x).cuda(), torch.from_numpy(w).cuda()
+        ref = tx * torch.rsqrt(tx.pow(2).mean(dim=1, keepdim=True) + 1e-5) * tw
+        torch.testing.assert_close(kernel(tx, tw), ref, rtol=1e-4, atol=1e-5)
     print("rmsnorm: all checks pass")
     return kernel
 

@@ -87,7 +87,12 @@ _WRAPPED_STREAMS = {}
 def wrap_stream(device, native):
     """A tessera stream handle (int) over a native stream of `device`'s API:
     a CUstream address (``torch.cuda.Stream.cuda_stream``) for CUDA. The
-    caller keeps the native stream alive; wrappers are cached per stream."""
+    caller keeps the native stream alive; wrappers are cached per stream.
+    Native stream 0 (CUDA's legacy default stream: torch's default stream)
+    is tessera's default stream 0 of the device, which launches on the
+    primary context's legacy default stream as torch does."""
+    if int(native) == 0:
+        return 0
     key = (device.index, int(native))
     h = _WRAPPED_STREAMS.get(key)
     if h is None:

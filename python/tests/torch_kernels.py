@@ -34,7 +34,7 @@ def gemm_symbolic_m():
     return gemm.matmul(T.symbolic("M"), 256, 256, 128, 128, 32)
 
 
-EXAMPLES = ["gemm", "elementwise_add", "softmax", "flash_attention"]
+EXAMPLES = ["gemm", "elementwise_add", "softmax", "rmsnorm", "flash_attention"]
 
 
 def build_all():

@@ -18,7 +18,15 @@ cmake -S scripts/gpu/python-ext -B /tmp/tessera-pyext -G Ninja -DCMAKE_BUILD_TYP
 ls "$d/python/tessera/"
 export TESSERA_CACHE_DIR="$d/cache" PYTHONUNBUFFERED=1
 export PYTHONPATH="$d/python:$root/python/examples:$root/python/tests:$root/bench/python${PYTHONPATH:+:$PYTHONPATH}"
+# Wheels carried for the peers (TileLang), installed with --target .site.
+[ -d .site ] && export PYTHONPATH="$PYTHONPATH:$root/.site"
 python3 -c 'import tessera.runtime as rt; [print(x.plugin, x.target) for x in rt.devices()]'
+echo "exit status of a process that imported tessera and listed devices: $?"
+python3 -c 'import elementwise_add as e; e.main(64, 64)' > /dev/null 2>&1
+rc=$?; echo "exit status of a host kernel from numpy: $rc"
+if [ $rc -ne 0 ] && command -v cuda-gdb >/dev/null; then
+  cuda-gdb -batch -ex run -ex bt --args python3 -c 'import elementwise_add as e; e.main(64, 64)' 2>&1 | tail -40
+fi
 echo "== pytest python/tests/test_torch.py"
 python3 -m pytest -q -p no:cacheprovider python/tests/test_torch.py 2>&1 | tee "$out/pytest.txt" | tail -15
 echo "== examples"
