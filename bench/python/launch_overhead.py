@@ -116,6 +116,8 @@ def main():
     p.add_argument("--block", type=int, default=1024)
     p.add_argument("--iters", type=int, default=20000)
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--breakdown", action="store_true",
+                   help="also time the pieces of a tessera call")
     args = p.parse_args()
 
     import torch
@@ -146,6 +148,22 @@ def main():
             results[label] = {"us_per_call": round(us, 3), "version": version}
         except Exception as e:  # a missing or broken peer is reported
             results[label] = {"skipped": "%s: %s" % (type(e).__name__, e)}
+    if args.breakdown and "us_per_call" in results.get("tessera", {}):
+        import tessera.runtime as rt
+        kernel, _ = tessera_add(args.n, args.block)
+        to_dl = rt._torch_to_dlpack(torch)
+        pieces = {
+            "torch_empty": lambda: torch.empty_like(a),
+            "to_dlpack": lambda: to_dl(a),
+            "tensor_device": lambda: a.device,
+            "current_stream": lambda: torch.cuda.current_stream(a.device)
+            if device == "cuda" else None,
+            "with_outputs": lambda: kernel._with_outputs((a, b)),
+            "call_all_args": lambda: kernel(a, b, torch.empty_like(a)),
+        }
+        results["tessera"]["breakdown_us"] = {
+            k: round(time_calls(f, args.iters, args.rounds, sync), 3)
+            for k, f in pieces.items()}
     us = time_calls(lambda: torch.add(a, b), args.iters, args.rounds, sync)
     results["torch_add"] = {"us_per_call": round(us, 3),
                             "version": torch.__version__}

@@ -199,6 +199,61 @@ tessera_arg scalarArg(nb::handle value, int dtype, const Kernel &k,
   }
 }
 
+/// torch dtypes -> DLPack dtypes, registered once by tessera.runtime
+/// (set_torch_dtypes), compared by identity on the launch path.
+std::vector<std::pair<PyObject *, DLDataType>> gTorchDtypes;
+
+/// A torch tensor (anything with data_ptr(), shape, stride(), dtype and
+/// get_device()) as a DLPack view borrowed for one launch: the hot path of
+/// kernel(*torch_tensors) (no capsule, no deleter; the caller's tensors
+/// outlive the call). False with a Python error set on a malformed object.
+struct BorrowedTensor {
+  DLManagedTensor managed{};
+  int64_t shape[TESSERA_MAX_RANK] = {}, strides[TESSERA_MAX_RANK] = {};
+};
+
+bool borrowTorchTensor(nb::handle t, BorrowedTensor &out,
+                       const std::string &where) {
+  DLTensor &d = out.managed.dl_tensor;
+  nb::object dtype = nb::getattr(t, "dtype");
+  bool known = false;
+  for (auto &[obj, dl] : gTorchDtypes)
+    if (obj == dtype.ptr()) {
+      d.dtype = dl;
+      known = true;
+      break;
+    }
+  if (!known) {
+    std::string name = nb::cast<std::string>(nb::str(dtype));
+    PyErr_Format(PyExc_TypeError,
+                 "%s has dtype %s, which tessera has no type for",
+                 where.c_str(), name.c_str());
+    return false;
+  }
+  nb::object shape = nb::getattr(t, "shape");
+  size_t rank = nb::len(shape);
+  if (rank > TESSERA_MAX_RANK) {
+    PyErr_Format(PyExc_ValueError, "%s has rank %zu, more than %d",
+                 where.c_str(), rank, TESSERA_MAX_RANK);
+    return false;
+  }
+  nb::object stride = t.attr("stride")();
+  for (size_t i = 0; i < rank; ++i) {
+    out.shape[i] = nb::cast<int64_t>(shape[i]);
+    out.strides[i] = nb::cast<int64_t>(stride[i]);
+  }
+  int dev = nb::cast<int>(t.attr("get_device")());
+  d.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(t.attr("data_ptr")()));
+  d.device.device_type = dev < 0 ? kDLCPU : kDLCUDA;
+  d.device.device_id = dev < 0 ? 0 : dev;
+  d.ndim = static_cast<int32_t>(rank);
+  d.shape = out.shape;
+  d.strides = out.strides;
+  d.byte_offset = 0;
+  out.managed.deleter = nullptr;
+  return true;
+}
+
 /// Buffers wrapped for one launch; released (DLPack deleters run) on exit.
 struct LaunchBuffers {
   std::vector<tessera_buffer_t> buffers;
@@ -222,10 +277,31 @@ void launch(Kernel &k, nb::sequence args, uintptr_t stream) {
     big.resize(n);
     a = big.data();
   }
+  // Borrowed torch views live until after `held` releases their buffers.
+  BorrowedTensor borrowedSmall[8];
+  std::vector<BorrowedTensor> borrowedBig;
+  BorrowedTensor *borrowed = borrowedSmall;
+  if (n > 8) {
+    borrowedBig.resize(n);
+    borrowed = borrowedBig.data();
+  }
   LaunchBuffers held;
   held.buffers.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     nb::handle item = args[i];
+    if (k.signature[i] == kTensor && !PyCapsule_CheckExact(item.ptr()) &&
+        !gTorchDtypes.empty() && nb::hasattr(item, "data_ptr")) {
+      std::string where =
+          "kernel '" + k.name + "': argument " + std::to_string(i);
+      if (!borrowTorchTensor(item, borrowed[i], where))
+        throw nb::python_error();
+      tessera_buffer_t buffer = nullptr;
+      if (tessera_status_t s = tessera_buffer_from_dlpack(
+              k.device, &borrowed[i].managed, &buffer, &a[i]))
+        raise(s, where);
+      held.buffers.push_back(buffer);
+      continue;
+    }
     if (k.signature[i] == kTensor) {
       if (!PyCapsule_IsValid(item.ptr(), "dltensor")) {
         PyErr_Format(PyExc_TypeError,
@@ -310,6 +386,25 @@ NB_MODULE(_runtime, m) {
     return slash == std::string::npos ? std::string(".")
                                       : path.substr(0, slash);
   });
+  m.def(
+      "set_torch_dtypes",
+      [](nb::list pairs) {
+        // [(torch.dtype, (DLPack code, bits)), ...]; kept alive by torch.
+        gTorchDtypes.clear();
+        for (nb::handle p : pairs) {
+          nb::tuple t = nb::cast<nb::tuple>(p);
+          nb::tuple dl = nb::cast<nb::tuple>(t[1]);
+          DLDataType d;
+          d.code = nb::cast<uint8_t>(dl[0]);
+          d.bits = nb::cast<uint8_t>(dl[1]);
+          d.lanes = 1;
+          Py_INCREF(t[0].ptr());
+          gTorchDtypes.push_back({t[0].ptr(), d});
+        }
+      },
+      nb::arg("pairs"),
+      "Registers torch dtypes so that launches take torch tensors "
+      "directly (borrowed for the call, no DLPack capsule).");
   m.def("cache_lookup", &cacheLookup, nb::arg("source"), nb::arg("targets"),
         nb::arg("opt_level"), nb::arg("plugin_dir"));
   m.def(

@@ -150,6 +150,24 @@ def to_capsule(obj):
 
 
 _to_dlpack = None
+_TORCH_REGISTERED = []
+
+
+def _register_torch(torch):
+    """Tells the runtime module torch's dtypes (as DLPack codes), once: from
+    then on launches take torch tensors directly, borrowed for the call."""
+    if _TORCH_REGISTERED:
+        return
+    pairs = [(torch.float16, (2, 16)), (torch.bfloat16, (4, 16)),
+             (torch.float32, (2, 32)), (torch.float64, (2, 64)),
+             (torch.bool, (6, 8)), (torch.int8, (0, 8)),
+             (torch.uint8, (1, 8)), (torch.int16, (0, 16)),
+             (torch.int32, (0, 32)), (torch.int64, (0, 64))]
+    for name, code in (("float8_e4m3fn", 10), ("float8_e5m2", 12)):
+        if hasattr(torch, name):
+            pairs.append((getattr(torch, name), (code, 8)))
+    _runtime.set_torch_dtypes(pairs)
+    _TORCH_REGISTERED.append(True)
 
 
 def _torch_to_dlpack(torch):

@@ -40,6 +40,12 @@ bool toDLPack(uint32_t dtype, DLDataType &out) {
   case TESSERA_DTYPE_I1:
     out.code = kDLBool, out.bits = 8;
     return true;
+  case TESSERA_DTYPE_F8E4M3:
+    out.code = kDLFloat8_e4m3fn, out.bits = 8;
+    return true;
+  case TESSERA_DTYPE_F8E5M2:
+    out.code = kDLFloat8_e5m2, out.bits = 8;
+    return true;
   case TESSERA_DTYPE_I8:
     out.code = kDLInt, out.bits = 8;
     return true;
@@ -66,11 +72,18 @@ bool fromDLPack(DLDataType in, tessera_dtype_t &out) {
     tessera_dtype_t dtype;
   };
   static const Map table[] = {
-      {kDLFloat, 16, TESSERA_DTYPE_F16}, {kDLBfloat, 16, TESSERA_DTYPE_BF16},
-      {kDLFloat, 32, TESSERA_DTYPE_F32}, {kDLFloat, 64, TESSERA_DTYPE_F64},
-      {kDLBool, 8, TESSERA_DTYPE_I1},    {kDLInt, 8, TESSERA_DTYPE_I8},
-      {kDLUInt, 8, TESSERA_DTYPE_I8},    {kDLInt, 16, TESSERA_DTYPE_I16},
-      {kDLInt, 32, TESSERA_DTYPE_I32},   {kDLInt, 64, TESSERA_DTYPE_I64},
+      {kDLFloat, 16, TESSERA_DTYPE_F16},
+      {kDLBfloat, 16, TESSERA_DTYPE_BF16},
+      {kDLFloat, 32, TESSERA_DTYPE_F32},
+      {kDLFloat, 64, TESSERA_DTYPE_F64},
+      {kDLBool, 8, TESSERA_DTYPE_I1},
+      {kDLInt, 8, TESSERA_DTYPE_I8},
+      {kDLUInt, 8, TESSERA_DTYPE_I8},
+      {kDLInt, 16, TESSERA_DTYPE_I16},
+      {kDLInt, 32, TESSERA_DTYPE_I32},
+      {kDLInt, 64, TESSERA_DTYPE_I64},
+      {kDLFloat8_e4m3fn, 8, TESSERA_DTYPE_F8E4M3},
+      {kDLFloat8_e5m2, 8, TESSERA_DTYPE_F8E5M2},
   };
   for (const Map &m : table)
     if (m.code == in.code && m.bits == in.bits) {

@@ -46,7 +46,11 @@ typedef enum {
   kDLOpaqueHandle = 3U,
   kDLBfloat = 4U,
   kDLComplex = 5U,
-  kDLBool = 6U
+  kDLBool = 6U,
+  /* DLPack 1.1's 8-bit floats (the structures stay 0.8's): OCP e4m3 (no
+   * infinities) and e5m2, as torch.float8_e4m3fn / float8_e5m2. */
+  kDLFloat8_e4m3fn = 10U,
+  kDLFloat8_e5m2 = 12U
 } DLDataTypeCode;
 
 typedef struct {

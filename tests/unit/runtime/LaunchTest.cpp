@@ -321,6 +321,22 @@ TEST_F(LaunchTest, DLPackImportChecks) {
   EXPECT_EQ(tessera_buffer_size(buffer), 24u);
   tessera_buffer_release(buffer);
   EXPECT_EQ(deleted, 1);
+  // DLPack 1.1's 8-bit floats both ways; a borrowed view (no deleter).
+  t.deleter = nullptr;
+  t.dl_tensor.dtype = {kDLFloat8_e4m3fn, 8, 1};
+  ASSERT_OK(tessera_buffer_from_dlpack(gpu, &t, &buffer, &arg));
+  EXPECT_EQ(arg.u.tensor.dtype, TESSERA_DTYPE_F8E4M3);
+  EXPECT_EQ(tessera_buffer_size(buffer), 6u);
+  DLManagedTensor *out = nullptr;
+  ASSERT_OK(tessera_buffer_to_dlpack(&arg.u.tensor, &out));
+  EXPECT_EQ(out->dl_tensor.dtype.code, kDLFloat8_e4m3fn);
+  out->deleter(out);
+  tessera_buffer_release(buffer);
+  t.dl_tensor.dtype = {kDLFloat8_e5m2, 8, 1};
+  ASSERT_OK(tessera_buffer_from_dlpack(gpu, &t, &buffer, &arg));
+  EXPECT_EQ(arg.u.tensor.dtype, TESSERA_DTYPE_F8E5M2);
+  tessera_buffer_release(buffer);
+  EXPECT_EQ(deleted, 1);
 }
 
 TEST_F(LaunchTest, CppWrapper) {
