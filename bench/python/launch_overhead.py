@@ -159,8 +159,17 @@ def main():
             "current_stream": lambda: torch.cuda.current_stream(a.device)
             if device == "cuda" else None,
             "with_outputs": lambda: kernel._with_outputs((a, b)),
-            "call_all_args": lambda: kernel(a, b, torch.empty_like(a)),
+            "call_all_args": lambda: kernel(a, b, c_out),
         }
+        c_out = torch.empty_like(a)
+        kernel(a, b, c_out)
+        k_rt = next(iter(kernel._torch_targets.values()))[0]
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None and device == "cuda":
+            pieces["raw_stream"] = lambda: raw(0)
+        pieces["get_device"] = lambda: a.get_device()
+        pieces["runtime_launch"] = lambda: k_rt.launch([a, b, c_out], 0)
+        results["tessera"]["raw_stream_api"] = raw is not None
         results["tessera"]["breakdown_us"] = {
             k: round(time_calls(f, args.iters, args.rounds, sync), 3)
             for k, f in pieces.items()}

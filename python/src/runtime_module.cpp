@@ -199,57 +199,92 @@ tessera_arg scalarArg(nb::handle value, int dtype, const Kernel &k,
   }
 }
 
-/// torch dtypes -> DLPack dtypes, registered once by tessera.runtime
-/// (set_torch_dtypes), compared by identity on the launch path.
+/// torch dtypes -> DLPack dtypes and torch.Tensor's type, registered once by
+/// tessera.runtime (set_torch_dtypes), compared by identity on the launch
+/// path. The attribute names are interned once.
 std::vector<std::pair<PyObject *, DLDataType>> gTorchDtypes;
+PyObject *gTorchTensorType = nullptr;
+PyObject *gNameDtype, *gNameShape, *gNameStride, *gNameDataPtr, *gNameGetDevice;
 
-/// A torch tensor (anything with data_ptr(), shape, stride(), dtype and
-/// get_device()) as a DLPack view borrowed for one launch: the hot path of
+/// A torch tensor as a DLPack view borrowed for one launch: the hot path of
 /// kernel(*torch_tensors) (no capsule, no deleter; the caller's tensors
-/// outlive the call). False with a Python error set on a malformed object.
+/// outlive the call). Reads dtype, shape, stride(), get_device() and
+/// data_ptr() through the C API. False with a Python error set otherwise.
 struct BorrowedTensor {
-  DLManagedTensor managed{};
-  int64_t shape[TESSERA_MAX_RANK] = {}, strides[TESSERA_MAX_RANK] = {};
+  DLManagedTensor managed;
+  int64_t shape[TESSERA_MAX_RANK], strides[TESSERA_MAX_RANK];
 };
 
-bool borrowTorchTensor(nb::handle t, BorrowedTensor &out,
-                       const std::string &where) {
+bool borrowTorchTensor(PyObject *t, BorrowedTensor &out, const Kernel &k,
+                       size_t index) {
   DLTensor &d = out.managed.dl_tensor;
-  nb::object dtype = nb::getattr(t, "dtype");
+  PyObject *dtype = PyObject_GetAttr(t, gNameDtype);
+  if (!dtype)
+    return false;
   bool known = false;
   for (auto &[obj, dl] : gTorchDtypes)
-    if (obj == dtype.ptr()) {
+    if (obj == dtype) {
       d.dtype = dl;
       known = true;
       break;
     }
   if (!known) {
-    std::string name = nb::cast<std::string>(nb::str(dtype));
     PyErr_Format(PyExc_TypeError,
-                 "%s has dtype %s, which tessera has no type for",
-                 where.c_str(), name.c_str());
+                 "kernel '%s': argument %zu has dtype %S, which tessera has "
+                 "no type for",
+                 k.name.c_str(), index, dtype);
+    Py_DECREF(dtype);
     return false;
   }
-  nb::object shape = nb::getattr(t, "shape");
-  size_t rank = nb::len(shape);
-  if (rank > TESSERA_MAX_RANK) {
-    PyErr_Format(PyExc_ValueError, "%s has rank %zu, more than %d",
-                 where.c_str(), rank, TESSERA_MAX_RANK);
+  Py_DECREF(dtype);
+  PyObject *shape = PyObject_GetAttr(t, gNameShape);
+  if (!shape)
+    return false;
+  if (!PyTuple_Check(shape) || PyTuple_GET_SIZE(shape) > TESSERA_MAX_RANK) {
+    PyErr_Format(PyExc_ValueError,
+                 "kernel '%s': argument %zu has shape %S: a tuple of at most "
+                 "%d dims expected",
+                 k.name.c_str(), index, shape, TESSERA_MAX_RANK);
+    Py_DECREF(shape);
     return false;
   }
-  nb::object stride = t.attr("stride")();
-  for (size_t i = 0; i < rank; ++i) {
-    out.shape[i] = nb::cast<int64_t>(shape[i]);
-    out.strides[i] = nb::cast<int64_t>(stride[i]);
+  Py_ssize_t rank = PyTuple_GET_SIZE(shape);
+  PyObject *stride = PyObject_CallMethodNoArgs(t, gNameStride);
+  if (!stride || !PyTuple_Check(stride) || PyTuple_GET_SIZE(stride) != rank) {
+    if (stride || !PyErr_Occurred())
+      PyErr_Format(PyExc_ValueError,
+                   "kernel '%s': argument %zu: stride() does not match its "
+                   "shape",
+                   k.name.c_str(), index);
+    Py_XDECREF(stride);
+    Py_DECREF(shape);
+    return false;
   }
-  int dev = nb::cast<int>(t.attr("get_device")());
-  d.data = reinterpret_cast<void *>(nb::cast<uintptr_t>(t.attr("data_ptr")()));
-  d.device.device_type = dev < 0 ? kDLCPU : kDLCUDA;
-  d.device.device_id = dev < 0 ? 0 : dev;
+  for (Py_ssize_t i = 0; i < rank; ++i) {
+    out.shape[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+    out.strides[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(stride, i));
+  }
+  Py_DECREF(stride);
+  Py_DECREF(shape);
+  PyObject *dev = PyObject_CallMethodNoArgs(t, gNameGetDevice);
+  if (!dev)
+    return false;
+  long device = PyLong_AsLong(dev);
+  Py_DECREF(dev);
+  PyObject *ptr = PyObject_CallMethodNoArgs(t, gNameDataPtr);
+  if (!ptr)
+    return false;
+  d.data = PyLong_AsVoidPtr(ptr);
+  Py_DECREF(ptr);
+  if (PyErr_Occurred())
+    return false;
+  d.device.device_type = device < 0 ? kDLCPU : kDLCUDA;
+  d.device.device_id = device < 0 ? 0 : static_cast<int32_t>(device);
   d.ndim = static_cast<int32_t>(rank);
   d.shape = out.shape;
   d.strides = out.strides;
   d.byte_offset = 0;
+  out.managed.manager_ctx = nullptr;
   out.managed.deleter = nullptr;
   return true;
 }
@@ -289,16 +324,15 @@ void launch(Kernel &k, nb::sequence args, uintptr_t stream) {
   held.buffers.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     nb::handle item = args[i];
-    if (k.signature[i] == kTensor && !PyCapsule_CheckExact(item.ptr()) &&
-        !gTorchDtypes.empty() && nb::hasattr(item, "data_ptr")) {
-      std::string where =
-          "kernel '" + k.name + "': argument " + std::to_string(i);
-      if (!borrowTorchTensor(item, borrowed[i], where))
+    if (k.signature[i] == kTensor && gTorchTensorType &&
+        Py_TYPE(item.ptr()) ==
+            reinterpret_cast<PyTypeObject *>(gTorchTensorType)) {
+      if (!borrowTorchTensor(item.ptr(), borrowed[i], k, i))
         throw nb::python_error();
       tessera_buffer_t buffer = nullptr;
       if (tessera_status_t s = tessera_buffer_from_dlpack(
               k.device, &borrowed[i].managed, &buffer, &a[i]))
-        raise(s, where);
+        raise(s, "kernel '" + k.name + "': argument " + std::to_string(i));
       held.buffers.push_back(buffer);
       continue;
     }
@@ -388,8 +422,18 @@ NB_MODULE(_runtime, m) {
   });
   m.def(
       "set_torch_dtypes",
-      [](nb::list pairs) {
-        // [(torch.dtype, (DLPack code, bits)), ...]; kept alive by torch.
+      [](nb::handle tensorType, nb::list pairs) {
+        // torch.Tensor and [(torch.dtype, (DLPack code, bits)), ...]; kept
+        // alive (one reference each, never dropped).
+        if (!gNameDtype) {
+          gNameDtype = PyUnicode_InternFromString("dtype");
+          gNameShape = PyUnicode_InternFromString("shape");
+          gNameStride = PyUnicode_InternFromString("stride");
+          gNameDataPtr = PyUnicode_InternFromString("data_ptr");
+          gNameGetDevice = PyUnicode_InternFromString("get_device");
+        }
+        Py_INCREF(tensorType.ptr());
+        gTorchTensorType = tensorType.ptr();
         gTorchDtypes.clear();
         for (nb::handle p : pairs) {
           nb::tuple t = nb::cast<nb::tuple>(p);
@@ -402,8 +446,9 @@ NB_MODULE(_runtime, m) {
           gTorchDtypes.push_back({t[0].ptr(), d});
         }
       },
-      nb::arg("pairs"),
-      "Registers torch dtypes so that launches take torch tensors "
+      nb::arg("tensor_type"), nb::arg("pairs"),
+      "Registers torch.Tensor and its dtypes so that launches take torch "
+      "tensors "
       "directly (borrowed for the call, no DLPack capsule).");
   m.def("cache_lookup", &cacheLookup, nb::arg("source"), nb::arg("targets"),
         nb::arg("opt_level"), nb::arg("plugin_dir"));

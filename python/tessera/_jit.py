@@ -229,9 +229,12 @@ class JITKernel:
             tt = torch.Tensor
             n = len(args)
             pos = self._tensor_pos if n == self._n else self._in_tensor_pos
-            if pos and (n == self._n or n == self._n_in) and all(
-                    type(args[i]) is tt for i in pos):
-                return self._call_torch(torch, args[pos[0]], args)
+            if pos and (n == self._n or n == self._n_in):
+                for i in pos:
+                    if type(args[i]) is not tt:
+                        break
+                else:
+                    return self._call_torch(torch, args[pos[0]], args)
         return self._call(args, stream)
 
     def _call_torch(self, torch, like, args):

@@ -166,7 +166,7 @@ def _register_torch(torch):
     for name, code in (("float8_e4m3fn", 10), ("float8_e5m2", 12)):
         if hasattr(torch, name):
             pairs.append((getattr(torch, name), (code, 8)))
-    _runtime.set_torch_dtypes(pairs)
+    _runtime.set_torch_dtypes(torch.Tensor, pairs)
     _TORCH_REGISTERED.append(True)
 
 

@@ -29,6 +29,19 @@ def test_cuda_examples_against_torch(example):
     mod.main()
 
 
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_fp8_tensors_in_and_out(device):
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("skipped: no CUDA device")
+    k = torch_kernels.cast_to_fp8()
+    a = torch.randn(1024, device=device) * 8
+    b, c = k(a)
+    assert b.dtype == torch.float8_e4m3fn and b.device.type == device
+    want = a.to(torch.float8_e4m3fn)
+    assert torch.equal(b.view(torch.uint8), want.view(torch.uint8))
+    torch.testing.assert_close(c, want.float())
+
+
 @requires_cuda
 def test_cuda_gemm_symbolic_m():
     k = torch_kernels.gemm_symbolic_m()

@@ -29,6 +29,23 @@ def cast_to_bf16():
     return tessera.compile(cast, out_idx=[-1])
 
 
+def cast_to_fp8():
+    @T.prim_func
+    def cast8(A: T.Tensor((1024,), "float32"),
+              B: T.Tensor((1024,), "float8_e4m3"),
+              C: T.Tensor((1024,), "float32")):
+        with T.Kernel(4, threads=128) as bx:
+            a = T.alloc_fragment((256,), "float32")
+            b = T.alloc_fragment((256,), "float8_e4m3")
+            T.copy(A[bx * 256], a)
+            T.copy(a, b)
+            T.copy(b, B[bx * 256])
+            T.copy(b, a)
+            T.copy(a, C[bx * 256])
+
+    return tessera.compile(cast8, out_idx=[1, 2])
+
+
 def gemm_symbolic_m():
     import gemm
     return gemm.matmul(T.symbolic("M"), 256, 256, 128, 128, 32)
@@ -40,7 +57,8 @@ EXAMPLES = ["gemm", "elementwise_add", "softmax", "rmsnorm", "flash_attention"]
 def build_all():
     """Every kernel above and every example's main() (which runs it on the
     host): what the GPU run of test_torch.py compiles."""
-    for build in (add_small, add_1024, cast_to_bf16, gemm_symbolic_m):
+    for build in (add_small, add_1024, cast_to_bf16, cast_to_fp8,
+                  gemm_symbolic_m):
         build()
     for name in EXAMPLES:
         __import__(name).main()
