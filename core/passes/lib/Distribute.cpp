@@ -360,13 +360,13 @@ private:
     scratchBytes = std::max(scratchBytes, bytes);
     return scratchBase;
   }
-  Value scratchView(Type elem, int64_t count) {
+  Value scratchView(Type elem, int64_t count, int64_t at = -1) {
     auto ty =
         MemRefType::get({count}, elem, MemRefLayoutAttrInterface{},
                         gpu::AddressSpaceAttr::get(
                             b.getContext(), gpu::AddressSpace::Workgroup));
-    return memref::ViewOp::create(b, loc, ty, smemBytes, c(scratchBase),
-                                  ValueRange{});
+    return memref::ViewOp::create(b, loc, ty, smemBytes,
+                                  c(at < 0 ? scratchBase : at), ValueRange{});
   }
 };
 
@@ -824,8 +824,12 @@ LogicalResult Distributor::lowerReduce(ReduceOp r) {
   if (!wbits.empty()) {
     int64_t groups = int64_t(1) << wbits.size();
     int64_t elems = product(dt.getShape());
-    reserveScratch(groups * elems * 4);
-    Value scratch = scratchView(elem, groups * elems);
+    int64_t at = scratchBase;
+    if (auto off = r->getAttrOfType<IntegerAttr>("tile.scratch_offset"))
+      at = off.getInt();
+    else
+      reserveScratch(groups * elems * 4);
+    Value scratch = scratchView(elem, groups * elems, at);
     Value g = c(0);
     for (size_t k = 0; k < wbits.size(); ++k)
       g = add(g,
@@ -1102,10 +1106,17 @@ LogicalResult Distributor::copyTileToTile(Operation *op, Value src, Value dst,
     }
     // Another layout: through shared scratch, row-major in dst's shape.
     int64_t n = product(dt.getShape());
+    // Staged in the destination's element type (converted on the way in).
     int64_t eb =
-        std::max<int64_t>(4, dt.getElementType().getIntOrFloatBitWidth() / 8);
-    reserveScratch(n * eb);
-    Value scratch = scratchView(df->second.elem, n);
+        std::max<int64_t>(1, (df->second.elem.getIntOrFloatBitWidth() + 7) / 8);
+    // In a tile dead at this point (tessera-plan-shared), else after the
+    // tiles.
+    int64_t at = scratchBase;
+    if (auto off = op->getAttrOfType<IntegerAttr>("tile.scratch_offset"))
+      at = off.getInt();
+    else
+      reserveScratch(n * eb);
+    Value scratch = scratchView(df->second.elem, n, at);
     auto flat = [&](ArrayRef<Value> co) { return rowMajor(co, dt.getShape()); };
     barrier();
     for (int64_t r = 0; r < sf->second.regs; ++r) {

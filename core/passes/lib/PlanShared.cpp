@@ -11,6 +11,17 @@
 // `offset` on each shared tile.alloc and `tile.shared_bytes` on the kernel;
 // more than the target's per-block opt-in maximum is an error.
 //
+// A layout conversion between fragments stages through shared scratch,
+// which distribution places after the tiles. Where a tile is dead at the
+// conversion inside a loop body (every use of it is in that body before the
+// conversion, the first one overwrites it from global memory, and the only
+// other readers are copies out of it and the gemms producing the converted
+// accumulator, which the conversion waits for), the conversion uses that
+// tile's bytes instead: `tile.scratch_offset` on the conversion. Flash
+// attention's S -> P conversion then lives in K's buffer of a single-stage
+// loop, the difference between fitting a 64 KiB LDS and not. Reductions
+// across warps (their partials go through shared memory) are placed alike.
+//
 //===----------------------------------------------------------------------===//
 
 #include "PassCommon.h"
@@ -102,14 +113,111 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
   Builder b(k.getContext());
   for (auto &t : tiles)
     t.alloc->setAttr("offset", b.getI64IntegerAttr(t.offset));
+  k.walk([&](Operation *op) {
+    Value src, dst;
+    bool transpose = false;
+    if (auto c = dyn_cast<CopyOp>(op)) {
+      src = c.getSrc(), dst = c.getDst(), transpose = c.getTranspose();
+    } else if (auto cv = dyn_cast<ConvertLayoutOp>(op)) {
+      src = cv.getSrc(), dst = cv.getDst();
+    } else if (auto r = dyn_cast<ReduceOp>(op)) {
+      src = r.getSrc(), dst = r.getDst();
+    } else {
+      return;
+    }
+    auto st = dyn_cast<TileType>(src.getType());
+    auto dt = dyn_cast<TileType>(dst.getType());
+    bool reduce = isa<ReduceOp>(op);
+    if (!st || !dt || !st.isFragment() || !dt.isFragment() ||
+        (!reduce && !transpose && st.getLayout() == dt.getLayout()))
+      return;
+    // A conversion stages the destination; a reduction across warps one
+    // 32-bit partial per result element and warp (at most).
+    int64_t need =
+        reduce
+            ? dt.getNumElements() * 4 *
+                  std::max<int64_t>(1,
+                                    k.getThreads() / std::max(1, tgt.warpSize))
+            : dt.getNumElements() *
+                  std::max<int64_t>(
+                      1, (dt.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    Block *body = op->getBlock();
+    bool atTop = body == &top;
+    // A gemm reading the tile is finished here when its accumulator has
+    // been read (not only accumulated into) since, up to this op: reading
+    // an accumulator waits for the gemms producing it.
+    auto finished = [&](GemmOp g, Operation *gAnc) {
+      for (Operation *u : g.getC().getUsers()) {
+        Operation *a = body->findAncestorOpInBlock(*u);
+        if (!a || isa<GemmOp>(u) || !(a == op || a->isBeforeInBlock(op)))
+          continue;
+        if (gAnc->isBeforeInBlock(a))
+          return true;
+        // Both inside the same op of this block (a loop): after the gemm
+        // in its block.
+        Operation *ua = g->getBlock()->findAncestorOpInBlock(*u);
+        if (a == gAnc && ua && g->isBeforeInBlock(ua))
+          return true;
+      }
+      return false;
+    };
+    for (Interval &t : tiles) {
+      if (t.bytes < need || t.offset < 0 ||
+          (!atTop && t.alloc->getBlock() == body))
+        continue;
+      Operation *first = nullptr;
+      bool ok = true;
+      for (Operation *u : t.alloc->getUsers()) {
+        Operation *anc = body->findAncestorOpInBlock(*u);
+        if (!anc || anc == op || !anc->isBeforeInBlock(op)) {
+          ok = false;
+          break;
+        }
+        if (auto g = dyn_cast<GemmOp>(u))
+          ok &= g.getC() != t.alloc.getResult() && finished(g, anc);
+        else if (auto c = dyn_cast<CopyOp>(u))
+          ok &= c.getDst() == t.alloc.getResult()
+                    ? isa<GlobalTensorType>(c.getSrc().getType())
+                    : isa<TileType>(c.getDst().getType());
+        else
+          ok = false;
+        if (!first || anc->isBeforeInBlock(first))
+          first = anc;
+      }
+      // In a loop body the tile must also be rewritten before its next read
+      // (by the first use of the next iteration); after its last use in the
+      // kernel body it is dead for good.
+      auto w = dyn_cast_or_null<CopyOp>(first);
+      if (!ok || (!atTop && (!w || w.getDst() != t.alloc.getResult())))
+        continue;
+      // No other tile live here may share those bytes (the plan lets tiles
+      // with disjoint lifetimes overlap).
+      int64_t here = topIndex(op);
+      if (llvm::any_of(tiles, [&](const Interval &o) {
+            return &o != &t && o.first <= here && here <= o.last &&
+                   !(o.offset + o.bytes <= t.offset ||
+                     t.offset + need <= o.offset);
+          }))
+        continue;
+      op->setAttr("tile.scratch_offset", b.getI64IntegerAttr(t.offset));
+      break;
+    }
+  });
   k->setAttr("tile.shared_bytes", b.getI64IntegerAttr(total));
   if (total > tgt.sharedMemoryPerBlockOptin) {
     auto fn = k->getParentOfType<FuncOp>();
-    return k.emitOpError("kernel '")
-           << (fn ? fn.getSymName() : StringRef("?")) << "' needs " << total
-           << " bytes of shared memory, more than the "
-           << tgt.sharedMemoryPerBlockOptin << " bytes per block of target '"
-           << tgt.name << "'";
+    // At the kernel, with a note per shared tile (not the whole op dumped).
+    auto diag = mlir::emitError(k.getLoc())
+                << "kernel '" << (fn ? fn.getSymName() : StringRef("?"))
+                << "' needs " << total
+                << " bytes of shared memory, more than the "
+                << tgt.sharedMemoryPerBlockOptin
+                << " bytes per block of target '" << tgt.name << "'";
+    for (Interval &t : tiles)
+      diag.attachNote(t.alloc.getLoc())
+          << "shared tile " << t.alloc.getType() << ": " << t.bytes
+          << " bytes at offset " << t.offset;
+    return diag;
   }
   return success();
 }

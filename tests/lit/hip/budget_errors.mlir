@@ -9,14 +9,17 @@
 // REQUIRES: tessera, plugin-hip
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: not %tessera compile %S/Inputs/too_many_registers.mlir --target amdgcn-amd-amdhsa:gfx1100 --no-cache -o %t/r.tsb 2>&1 | FileCheck %s --check-prefix=FRAG
-// RUN: not %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target amdgcn-amd-amdhsa:gfx942 --no-cache -o %t/l.tsb 2>&1 | FileCheck %s --check-prefix=LDS
+// RUN: not %tessera compile %S/Inputs/too_much_lds.mlir --target amdgcn-amd-amdhsa:gfx942 --no-cache -o %t/l.tsb 2>&1 | FileCheck %s --check-prefix=LDS
 // RUN: not %python %S/Inputs/tight_target.py %tessera %t/vgpr gfx942 %examples/gemm.mlir registers.per_thread=192 2>&1 | FileCheck %s --check-prefix=VGPR
 // RUN: not %python %S/Inputs/tight_target.py %tessera %t/block gfx1100 %examples/softmax.mlir registers.per_block=4096 2>&1 | FileCheck %s --check-prefix=BLOCK
 
 // FRAG: too_many_registers.mlir:14:3: error: the kernel's fragments need 512 registers per thread, more than the 256 of target 'gfx1100'
 // FRAG-NEXT: too_many_registers.mlir:17:11: note: 256x256xf32 fragment: 512 registers
 
-// LDS: attn_gqa_d128_causal.mlir:26:3: error: the kernel needs 98304 bytes of shared memory {{.*}}, more than the 65536 of target 'gfx942'
+// LDS: too_much_lds.mlir:15:3: error: kernel 'wide_k' needs 131072 bytes of shared memory, more than the 65536 bytes per block of target 'gfx942'
+// LDS-NEXT: too_much_lds.mlir:16:11: note: shared tile '!tile.tile<128x256xf16, shared>': 65536 bytes at offset 0
+// LDS-NEXT: too_much_lds.mlir:17:11: note: shared tile '!tile.tile<256x128xf16, shared>': 65536 bytes at offset 65536
+// LDS-NOT: see current operation
 
 // VGPR: gemm.mlir:{{[0-9]+}}:{{[0-9]+}}: error: kernel 'tessera_kernel_gemm' needs {{[0-9]+}} VGPRs ({{[0-9]+}} of them AGPRs) per thread, more than the 192 of target 'gfx942'
 

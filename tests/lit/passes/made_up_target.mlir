@@ -28,7 +28,7 @@
 // SOFTMAX: tile.shared_bytes = 0 : i64, tile.warps = 8 : i64
 // SOFTMAX: tile.reduce max
 
-// FA: error: 'tile.kernel' op kernel 'flash_attention_fwd' needs 49152 bytes of shared memory, more than the 16384 bytes per block of target 'made-up'
+// FA: error: kernel 'flash_attention_fwd' needs 49152 bytes of shared memory, more than the 16384 bytes per block of target 'made-up'
 
 // ELEMENTWISE-ADD: tile.shared_bytes = 0 : i64, tile.warps = 16 : i64
 // RMSNORM: tile.shared_bytes = 0 : i64, tile.warps = 8 : i64

@@ -1,0 +1,31 @@
+// A GEMM whose K step of 256 needs 128 KiB of shared tiles even at one
+// stage: more than gfx942's 64 KiB of LDS (budget_errors.mlir).
+tile.func @wide_k(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
+                  %C: !tile.tensor<[M, N], f16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %m = tile.dim %A, 0 : !tile.tensor<[M, K], f16>
+  %k = tile.dim %A, 1 : !tile.tensor<[M, K], f16>
+  %n = tile.dim %B, 1 : !tile.tensor<[K, N], f16>
+  %gx = arith.ceildivui %n, %c128 : index
+  %gy = arith.ceildivui %m, %c128 : index
+  %nk = arith.ceildivui %k, %c256 : index
+  tile.kernel blocks(%bx, %by) in (%gx, %gy) threads = 256 {
+    %As = tile.alloc : !tile.tile<128x256xf16, shared>
+    %Bs = tile.alloc : !tile.tile<256x128xf16, shared>
+    %Cf = tile.alloc : !tile.tile<128x128xf32, fragment>
+    tile.clear %Cf : !tile.tile<128x128xf32, fragment>
+    %row = arith.muli %by, %c128 : index
+    %col = arith.muli %bx, %c128 : index
+    tile.pipelined %kt = %c0 to %nk step %c1 stages = 2 {
+      %k0 = arith.muli %kt, %c256 : index
+      tile.copy %A[%row, %k0], %As : !tile.tensor<[M, K], f16>, !tile.tile<128x256xf16, shared>
+      tile.copy %B[%k0, %col], %Bs : !tile.tensor<[K, N], f16>, !tile.tile<256x128xf16, shared>
+      tile.gemm %As, %Bs, %Cf : !tile.tile<128x256xf16, shared>, !tile.tile<256x128xf16, shared>, !tile.tile<128x128xf32, fragment>
+    }
+    tile.copy %Cf, %C[%row, %col] : !tile.tile<128x128xf32, fragment>, !tile.tensor<[M, N], f16>
+  }
+  tile.return
+}
