@@ -350,6 +350,22 @@ private:
                           bool async);
   LogicalResult copyGlobalToShared(Operation *op, Value src, ValueRange off,
                                    const SharedTile &d, bool async);
+  /// Register staging (AsyncCopyKind::Registers): an async copy into a
+  /// stage loads its vectors into private registers, kept per multi-stage
+  /// buffer; the pipeline's next stage wait stores them into the stage it
+  /// waits for. False when the copy does not qualify (then it is a plain
+  /// copy into the stage, which two stages make safe as well).
+  bool stageInRegisters(Operation *op, Value src, ValueRange off,
+                        const SharedTile &d, int64_t vec);
+  void storeStagedCopies(WaitGroupOp w);
+  struct StagedCopy {
+    Value regs; ///< private memref<perThread * vec x elem>
+    int64_t vec = 1, perThread = 0;
+    SmallVector<int64_t> shape;
+    Type elem;
+  };
+  llvm::MapVector<Value, StagedCopy> stagedCopies; ///< by stage buffer
+  llvm::DenseMap<int64_t, SmallVector<Value>> stagedByPipeline;
   LogicalResult copyFragmentGlobal(Operation *op, const FragTile &f,
                                    Value tensor, ValueRange off, bool toGlobal);
   LogicalResult copyTileToTile(Operation *op, Value src, Value dst,
@@ -892,6 +908,9 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
     while (vec > 1 && (shape.back() % vec || !layout::isPowerOf2(vec)))
       vec /= 2;
   }
+  if (async && tgt.asyncCopy == target::AsyncCopyKind::Registers &&
+      stageInRegisters(op, src, off, d, vec))
+    return success();
   SmallVector<Value> dims;
   for (int64_t k = 0; k < rank; ++k)
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
@@ -1005,6 +1024,132 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
   if (!async)
     barrier();
   return success();
+}
+
+bool Distributor::stageInRegisters(Operation *op, Value src, ValueRange off,
+                                   const SharedTile &d, int64_t vec) {
+  auto ac = dyn_cast<AsyncCopyOp>(op);
+  auto sv = ac ? ac.getDst().getDefiningOp<StageViewOp>() : StageViewOp();
+  auto pipe = op->getAttrOfType<IntegerAttr>("tile.pipeline");
+  int64_t nvec = product(d.shape) / vec;
+  if (!sv || !pipe || nvec % threads)
+    return false;
+  int64_t per = nvec / threads;
+  Value key = sv.getBuffer();
+  auto found = stagedCopies.find(key);
+  if (found == stagedCopies.end()) {
+    StagedCopy sc;
+    sc.vec = vec, sc.perThread = per, sc.elem = d.elem;
+    sc.shape.assign(d.shape.begin(), d.shape.end());
+    sc.regs =
+        memref::AllocaOp::create(eb, loc, MemRefType::get({per * vec}, d.elem));
+    // They hold one tile per thread share across the loop: registers.
+    int64_t words =
+        (per * vec * std::max<int64_t>(8, d.elem.getIntOrFloatBitWidth()) +
+         31) /
+        32;
+    fragmentWords += words;
+    fragmentUse.push_back(
+        {op->getLoc(), "registers staging the next stage's copy", words});
+    found = stagedCopies.insert({key, sc}).first;
+    stagedByPipeline[pipe.getInt()].push_back(key);
+  } else if (found->second.vec != vec || found->second.perThread != per) {
+    return false;
+  }
+  const StagedCopy &sc = found->second;
+  Value mem = globalMemref(src);
+  auto mt = cast<MemRefType>(mem.getType());
+  int64_t rank = mt.getRank();
+  Type gElem = mt.getElementType();
+  int eb = std::max<int>(1, gElem.getIntOrFloatBitWidth() / 8);
+  int64_t r = sc.shape.size();
+  SmallVector<Value> dims;
+  for (int64_t k = 0; k < rank; ++k)
+    dims.push_back(memref::DimOp::create(b, loc, mem, k));
+  Value aligned = vec > 1 ? rowsAligned(mem, dims, vec, eb) : Value();
+  for (int64_t i = 0; i < per; ++i) {
+    Value e = mul(add(tid, c(i * threads)), c(vec));
+    SmallVector<Value> t(r);
+    Value rest = e;
+    for (int64_t k = r - 1; k >= 0; --k) {
+      t[k] = k == 0 ? rest : remC(rest, sc.shape[k]);
+      if (k)
+        rest = divC(rest, sc.shape[k]);
+    }
+    SmallVector<Value> g = globalIndex(off, t);
+    SmallVector<Value> conds = outerInside(g, dims);
+    auto scalarLoads = [&]() {
+      for (int64_t j = 0; j < vec; ++j) {
+        SmallVector<Value> gi(g);
+        gi.back() = add(g.back(), c(j));
+        SmallVector<Value> cs(conds);
+        cs.push_back(ult(gi.back(), dims.back()));
+        Value v = convertScalar(b, loc, maskedLoad(mem, gi, andAll(b, loc, cs)),
+                                sc.elem);
+        memref::StoreOp::create(b, loc, v, sc.regs, ValueRange{c(i * vec + j)});
+      }
+    };
+    if (vec == 1) {
+      scalarLoads();
+      continue;
+    }
+    SmallVector<Value> cs(conds);
+    cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                       add(g.back(), c(vec)), dims.back()));
+    cs.push_back(aligned);
+    auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    auto vt = VectorType::get({vec}, gElem);
+    Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
+                                     llvm::MaybeAlign(vec * eb));
+    for (int64_t j = 0; j < vec; ++j)
+      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, j),
+                              sc.regs, ValueRange{c(i * vec + j)});
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    scalarLoads();
+  }
+  return true;
+}
+
+void Distributor::storeStagedCopies(WaitGroupOp w) {
+  auto pipe = w->getAttrOfType<IntegerAttr>("tile.pipeline");
+  // The drain after the loop (no stage) has nothing in flight: the last
+  // iterations issue no copies.
+  if (!pipe || w.getStage().size() != 2)
+    return;
+  auto it = stagedByPipeline.find(pipe.getInt());
+  if (it == stagedByPipeline.end())
+    return;
+  Value slot = w.getStage()[0];
+  for (Value key : it->second) {
+    const StagedCopy &sc = stagedCopies.find(key)->second;
+    auto sh = shared.find(key);
+    if (sh == shared.end())
+      continue;
+    SharedTile d = sh->second;
+    int64_t stageElems = product(sc.shape);
+    d.base = add(d.base, mul(slot, c(stageElems)));
+    d.shape.assign(sc.shape.begin(), sc.shape.end());
+    int64_t r = sc.shape.size();
+    for (int64_t i = 0; i < sc.perThread; ++i) {
+      Value e = mul(add(tid, c(i * threads)), c(sc.vec));
+      SmallVector<Value> t(r);
+      Value rest = e;
+      for (int64_t k = r - 1; k >= 0; --k) {
+        t[k] = k == 0 ? rest : remC(rest, sc.shape[k]);
+        if (k)
+          rest = divC(rest, sc.shape[k]);
+      }
+      Value dOff = sharedOffset(d, t);
+      for (int64_t j = 0; j < sc.vec; ++j)
+        memref::StoreOp::create(
+            b, loc,
+            memref::LoadOp::create(b, loc, sc.regs,
+                                   ValueRange{c(i * sc.vec + j)}),
+            d.mem, ValueRange{add(dOff, c(j))});
+    }
+  }
 }
 
 LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
@@ -1641,6 +1786,8 @@ LogicalResult Distributor::lowerOp(Operation *op) {
                               w.getStage()[1]);
         staged = bp->empties >= 0;
       }
+    } else if (tgt.asyncCopy == target::AsyncCopyKind::Registers) {
+      storeStagedCopies(w);
     } else {
       hooks.emitWaitGroup(b, loc, w.getPending());
     }

@@ -101,6 +101,11 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   int64_t requested = S;
   if (tgt.asyncCopy == target::AsyncCopyKind::None)
     S = 1;
+  // Register staging keeps one group in flight (its registers are fixed):
+  // two stages at most.
+  bool registers = tgt.asyncCopy == target::AsyncCopyKind::Registers;
+  if (registers)
+    S = std::min<int64_t>(S, 2);
   int64_t buffered = 0;
   for (auto &c : cands)
     buffered += tileBytes(c.alloc.getType());
@@ -110,7 +115,7 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   // A target that hides its memory latency only with deeper pipelines
   // (min_pipeline_stages) gets them where two blocks still fit per
   // multiprocessor.
-  if (S > 1 && tgt.minPipelineStages > S) {
+  if (S > 1 && !registers && tgt.minPipelineStages > S) {
     int64_t deeper = kernelSharedBytes + (tgt.minPipelineStages - 1) * buffered;
     int64_t now = kernelSharedBytes + (S - 1) * buffered;
     // Blocks per multiprocessor as shared memory and (estimated) registers

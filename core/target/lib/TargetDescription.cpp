@@ -48,13 +48,16 @@ const char *toString(AsyncCopyKind k) {
     return "tma";
   case AsyncCopyKind::LdsDma:
     return "lds_dma";
+  case AsyncCopyKind::Registers:
+    return "registers";
   }
   return "?";
 }
 
 std::optional<AsyncCopyKind> parseAsyncCopyKind(std::string_view s) {
-  for (AsyncCopyKind k : {AsyncCopyKind::None, AsyncCopyKind::CpAsync,
-                          AsyncCopyKind::Tma, AsyncCopyKind::LdsDma})
+  for (AsyncCopyKind k :
+       {AsyncCopyKind::None, AsyncCopyKind::CpAsync, AsyncCopyKind::Tma,
+        AsyncCopyKind::LdsDma, AsyncCopyKind::Registers})
     if (s == toString(k))
       return k;
   return std::nullopt;
@@ -338,7 +341,7 @@ TargetDescription readTarget(const toml::table &root, const std::string &file) {
   auto ack = parseAsyncCopyKind(ac);
   if (!ack)
     r.fail("key 'async_copy': unknown kind '" + ac +
-           "' (expected none, cp.async, tma or lds_dma)");
+           "' (expected none, cp.async, tma, lds_dma or registers)");
   t.asyncCopy = *ack;
   if (r.has("min_pipeline_stages"))
     t.minPipelineStages = r.int32("min_pipeline_stages");

@@ -51,9 +51,9 @@
 // SM90-GEMM: offset = 0
 // SM90-GEMM: offset = 32768
 
-// GFX942-GEMM: tile.shared_bytes = 49152
+// GFX942-GEMM: tile.shared_bytes = 32768
 // GFX942-GEMM: offset = 0
-// GFX942-GEMM: offset = 24576
+// GFX942-GEMM: offset = 16384
 
 // HOST-GEMM: tile.shared_bytes = 16384
 // HOST-GEMM: offset = 0
@@ -75,9 +75,9 @@
 // SM90-GEMM-RELU: offset = 0
 // SM90-GEMM-RELU: offset = 32768
 
-// GFX942-GEMM-RELU: tile.shared_bytes = 49152
+// GFX942-GEMM-RELU: tile.shared_bytes = 32768
 // GFX942-GEMM-RELU: offset = 0
-// GFX942-GEMM-RELU: offset = 24576
+// GFX942-GEMM-RELU: offset = 16384
 
 // HOST-GEMM-RELU: tile.shared_bytes = 16384
 // HOST-GEMM-RELU: offset = 0

@@ -72,7 +72,8 @@ TEST(Target, RealNumbers) {
   auto mi300 = load("backends/hip/targets/gfx942.toml");
   EXPECT_EQ(mi300.warpSize, 64);
   EXPECT_EQ(mi300.computeUnits, 304);
-  EXPECT_EQ(mi300.asyncCopy, AsyncCopyKind::LdsDma);
+  EXPECT_EQ(mi300.asyncCopy, AsyncCopyKind::Registers);
+  EXPECT_EQ(parseAsyncCopyKind("lds_dma"), AsyncCopyKind::LdsDma);
   EXPECT_EQ(mi300.findMmaAtom("mfma_32x32x8_f16_f32")->kind, MmaKind::Mfma);
 
   auto rdna3 = load("backends/hip/targets/gfx1100.toml");
@@ -216,8 +217,7 @@ TEST_F(Malformed, BadLayoutName) {
             "made_up.toml: key 'mma[0].a_type': unknown data type 'half'");
   EXPECT_EQ(errorOf(replace("async_copy = \"none\"", "async_copy = \"dma\"")),
             "made_up.toml: key 'async_copy': unknown kind 'dma' (expected "
-            "none, cp.async, "
-            "tma or lds_dma)");
+            "none, cp.async, tma, lds_dma or registers)");
 }
 
 TEST_F(Malformed, BadValues) {

@@ -31,8 +31,15 @@ const char *toString(MmaKind k); ///< "mma.sync", "wgmma", "mfma", ...
 std::optional<MmaKind> parseMmaKind(std::string_view s);
 
 /// How global->shared copies can run asynchronously.
-enum class AsyncCopyKind { None, CpAsync, Tma, LdsDma };
-const char *toString(AsyncCopyKind k); ///< "none", "cp.async", "tma", "lds_dma"
+/// How a target overlaps the loads of a pipelined loop's next tiles with
+/// compute: not at all (None: one stage), through asynchronous copies into
+/// shared memory (cp.async, TMA, LDS DMA), or by loading the next tiles into
+/// registers while computing and storing them into the other of two
+/// shared-memory stages at the next iteration (Registers: targets without
+/// asynchronous copies, e.g. Vulkan and AMD chips here).
+enum class AsyncCopyKind { None, CpAsync, Tma, LdsDma, Registers };
+/// "none", "cp.async", "tma", "lds_dma", "registers"
+const char *toString(AsyncCopyKind k);
 std::optional<AsyncCopyKind> parseAsyncCopyKind(std::string_view s);
 
 /// Element types known to targets ("f64", "f32", "tf32", "f16", "bf16",
