@@ -365,6 +365,7 @@ private:
     Type elem;
   };
   llvm::MapVector<Value, StagedCopy> stagedCopies; ///< by stage buffer
+  bool stagingAllowed = true;
   llvm::DenseMap<int64_t, SmallVector<Value>> stagedByPipeline;
   LogicalResult copyFragmentGlobal(Operation *op, const FragTile &f,
                                    Value tensor, ValueRange off, bool toGlobal);
@@ -909,7 +910,7 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
       vec /= 2;
   }
   if (async && tgt.asyncCopy == target::AsyncCopyKind::Registers &&
-      stageInRegisters(op, src, off, d, vec))
+      stagingAllowed && stageInRegisters(op, src, off, d, vec))
     return success();
   SmallVector<Value> dims;
   for (int64_t k = 0; k < rank; ++k)
@@ -970,7 +971,8 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
         if (checked)
           b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
         bool done = false;
-        if (async) {
+        // Register-staging targets have no asynchronous copy to ask for.
+        if (async && tgt.asyncCopy != target::AsyncCopyKind::Registers) {
           Value gptr =
               memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
           Value lin = c(0);
@@ -2036,6 +2038,37 @@ LogicalResult Distributor::run(DistributedKernel &out) {
       deferrable.insert(g);
   });
   hoistRefills(kernel);
+  // Register staging only where its registers fit beside the fragments
+  // (counted as lowerAlloc counts them); otherwise copies go straight into
+  // the other stage, which costs no registers.
+  if (tgt.asyncCopy == target::AsyncCopyKind::Registers &&
+      tgt.registersPerThread > 0) {
+    int64_t words = 0;
+    kernel.walk([&](AllocOp a) {
+      TileType t = a.getType();
+      if (!t.isFragment() || !t.getLayout())
+        return;
+      int64_t regs = fromLayoutAttr(t.getLayout(), t.getShape())
+                         .getInDimSize(layout::kRegister);
+      words += (regs * std::max<int64_t>(
+                           8, t.getElementType().getIntOrFloatBitWidth()) +
+                31) /
+               32;
+    });
+    llvm::DenseSet<Value> buffers;
+    kernel.walk([&](AsyncCopyOp ac) {
+      auto sv = ac.getDst().getDefiningOp<StageViewOp>();
+      if (!sv || !buffers.insert(sv.getBuffer()).second)
+        return;
+      auto t = cast<TileType>(sv.getResult().getType());
+      int64_t per = (t.getNumElements() + threads - 1) / threads;
+      words += (per * std::max<int64_t>(
+                          8, t.getElementType().getIntOrFloatBitWidth()) +
+                31) /
+               32;
+    });
+    stagingAllowed = words <= tgt.registersPerThread;
+  }
   specialize(kernel);
   for (auto &[id, p] : bulkPipelines)
     if (!consumerThreads)
