@@ -373,7 +373,8 @@ def _multi_eval(d, sh, a):
         elif x["mode"] == "atomic":
             if kind == "sum":
                 r = init + np.sum(parts, axis=0)
-                b = 4 * (ext + len(parts) + 16) * U32 * (np.abs(init) + np.sum(mags, axis=0))
+                b = (4 * (ext + len(parts) + 16) * U32 * (np.abs(init) + np.sum(mags, axis=0))
+                     + np.sum(vals, axis=0))
             else:
                 r = np.maximum(init, np.max(parts, axis=0))
                 b = 64 * U32 * (1 + np.abs(r))
