@@ -2,9 +2,11 @@
 # Builds everything and runs every test suite:
 #   1. the default (Release) build: unit, lit, e2e tests; the Python
 #      package's pytest suites (python/tests) on the build tree's package;
-#      120 random tile programs (CPU vs interpreter, and vs a numpy oracle
-#      for f16/f32 ones; 20 also compiled for
-#      sm_90a and sm_80) and 60 on lavapipe (Vulkan) vs the CPU image;
+#      random tile programs (tests/fuzz/gen_tile_programs.py): 100 GEMMs and
+#      40 each of attention, back-to-back GEMM and multi-reduction kernels on
+#      the CPU vs the interpreter and a numpy oracle; 20 + 3x12 also
+#      compiled for sm_90a and sm_80; 60 + 3x8 on lavapipe (Vulkan) vs the
+#      CPU image;
 #   2. the sanitize build (ASan + UBSan): unit and lit tests;
 #   3. the fuzz build: each libFuzzer target for 60 seconds -- the tile
 #      parser, the bundle reader, plugin manifests, target descriptions.
@@ -30,15 +32,21 @@ PYTHONPATH="$root/build/default/python" "$python_exe" -m pytest -q -rs \
   -p no:cacheprovider python/tests
 
 echo "== random tile programs: CPU image vs the tile interpreter and a numpy oracle (tests/fuzz/gen_tile_programs.py)"
-PYTHONPATH="$root/build/default/python" TESSERA="$root/build/default/bin/tessera" \
-  "$python_exe" tests/fuzz/gen_tile_programs.py run 0 99 --oracle
-# ... and the same programs compile for the GPU chips (PTX checked by ptxas).
-TESSERA="$root/build/default/bin/tessera" python3 tests/fuzz/gen_tile_programs.py run 100 119 \
-  --targets nvptx64-nvidia-cuda:sm_90a,nvptx64-nvidia-cuda:sm_80
-# ... and 60 more on the Vulkan device (lavapipe), checked against the CPU image.
+fuzz() {
+  PYTHONPATH="$root/build/default/python" TESSERA="$root/build/default/bin/tessera" \
+    "$python_exe" tests/fuzz/gen_tile_programs.py "$@" -j "$jobs"
+}
+fuzz run 0 99 --oracle
+for family in attn b2b multi; do fuzz run 0 39 --family "$family" --oracle; done
+# ... and programs compile for the GPU chips (PTX checked by ptxas).
+cuda=nvptx64-nvidia-cuda:sm_90a,nvptx64-nvidia-cuda:sm_80
+fuzz run 100 119 --targets "$cuda"
+for family in attn b2b multi; do fuzz run 40 51 --family "$family" --targets "$cuda"; done
+# ... and more on the Vulkan device (lavapipe), checked against the CPU image.
 if build/default/bin/tessera plugins 2>/dev/null | grep '^spirv .*: ready' >/dev/null; then
-  TESSERA="$root/build/default/bin/tessera" python3 tests/fuzz/gen_tile_programs.py run 200 259 \
-    --targets spirv64-unknown-vulkan1.3:lavapipe --devices spirv
+  vk=spirv64-unknown-vulkan1.3:lavapipe
+  fuzz run 200 259 --targets "$vk" --devices spirv
+  for family in attn b2b multi; do fuzz run 60 67 --family "$family" --targets "$vk" --devices spirv; done
 else
   echo "random tile programs on Vulkan: skipped: no Vulkan device"
 fi
