@@ -286,9 +286,34 @@ Value vectorView(gpu::GPUFuncOp fn, const GlobalView &g,
   return v;
 }
 
+/// A 32-bit integer view of the buffer at `g`'s binding (float atomics
+/// that Vulkan only has on integers).
+Value intView(gpu::GPUFuncOp fn, const GlobalView &g,
+              std::map<unsigned, Value> &views) {
+  Value &v = views[g.binding];
+  if (v)
+    return v;
+  MLIRContext *ctx = fn.getContext();
+  auto ty = MemRefType::get(
+      {ShapedType::kDynamic}, IntegerType::get(ctx, 32),
+      MemRefLayoutAttrInterface{},
+      storageClass(ctx, ::mlir::spirv::StorageClass::StorageBuffer));
+  unsigned index = fn.getNumArguments();
+  if (failed(fn.insertArgument(
+          index, ty,
+          DictionaryAttr::get(
+              ctx, {NamedAttribute(::mlir::spirv::getInterfaceVarABIAttrName(),
+                                   ::mlir::spirv::getInterfaceVarABIAttr(
+                                       0, g.binding, std::nullopt, ctx))}),
+          fn.getLoc())))
+    return {};
+  v = fn.getBody().front().getArgument(index);
+  return v;
+}
+
 LogicalResult linearizeGlobals(gpu::GPUFuncOp fn,
                                ArrayRef<GlobalView> globals) {
-  std::map<unsigned, Value> views;
+  std::map<unsigned, Value> views, intViews;
   for (const GlobalView &g : globals) {
 
     auto lin = [&](OpBuilder &b, Location loc, ValueRange idxs) {
@@ -405,6 +430,43 @@ LogicalResult linearizeGlobals(gpu::GPUFuncOp fn,
         p.replaceAllUsesWith(g.byteOff);
         p.erase();
       } else if (auto at = dyn_cast<memref::AtomicRMWOp>(user)) {
+        using K = arith::AtomicRMWKind;
+        K kind = at.getKind();
+        bool fmax = kind == K::maximumf || kind == K::maxnumf;
+        bool fmin = kind == K::minimumf || kind == K::minnumf;
+        if ((fmax || fmin) && at.getValue().getType().isF32()) {
+          // Vulkan has no float max/min atomic in core: the value's bits
+          // through a 32-bit integer view of the same buffer. Non-negative
+          // floats order as signed integers, negative ones inversely as
+          // unsigned: max = v >= 0 ? signed max : unsigned min (min: the
+          // reverse). NaNs are not ordered.
+          Value view = intView(fn, g, intViews);
+          if (!view)
+            return at.emitOpError("cannot add a 32-bit integer view of its "
+                                  "tensor");
+          Value bits =
+              arith::BitcastOp::create(b, loc, b.getI32Type(), at.getValue());
+          Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+          Value nonNeg = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sge, bits, zero);
+          Value at_ = lin(b, loc, at.getIndices());
+          auto ifOp = scf::IfOp::create(b, loc, b.getI32Type(), nonNeg, true);
+          {
+            OpBuilder tb = ifOp.getThenBodyBuilder();
+            Value r = memref::AtomicRMWOp::create(
+                tb, loc, fmax ? K::maxs : K::mins, bits, view, ValueRange{at_});
+            scf::YieldOp::create(tb, loc, r);
+            OpBuilder eb = ifOp.getElseBodyBuilder();
+            Value r2 = memref::AtomicRMWOp::create(
+                eb, loc, fmax ? K::minu : K::maxu, bits, view, ValueRange{at_});
+            scf::YieldOp::create(eb, loc, r2);
+          }
+          Value old = arith::BitcastOp::create(b, loc, b.getF32Type(),
+                                               ifOp.getResult(0));
+          at.getResult().replaceAllUsesWith(old);
+          at.erase();
+          continue;
+        }
         Value v = memref::AtomicRMWOp::create(
             b, loc, at.getKind(), at.getValue(), g.buffer,
             ValueRange{lin(b, loc, at.getIndices())});

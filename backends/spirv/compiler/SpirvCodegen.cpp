@@ -134,6 +134,54 @@ struct AtomicFAddPattern final : OpConversionPattern<memref::AtomicRMWOp> {
   }
 };
 
+/// Integer atomics with relaxed semantics (as the float add above): the
+/// upstream pattern asks for acquire-release without a storage-class bit,
+/// which Vulkan's validation rejects. Relaxed is what tile.atomic promises
+/// (no ordering with other memory).
+struct AtomicIntPattern final : OpConversionPattern<memref::AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(memref::AtomicRMWOp op, OpAdaptor a,
+                                ConversionPatternRewriter &rw) const override {
+    using K = arith::AtomicRMWKind;
+    if (!op.getType().isInteger(32))
+      return failure();
+    const auto &tc = *getTypeConverter<SPIRVTypeConverter>();
+    Value ptr = spv::getElementPtr(tc, op.getMemRefType(), a.getMemref(),
+                                   a.getIndices(), op.getLoc(), rw);
+    if (!ptr)
+      return failure();
+    auto space =
+        cast<spv::StorageClassAttr>(op.getMemRefType().getMemorySpace());
+    auto scope = spv::ScopeAttr::get(
+        rw.getContext(), space.getValue() == spv::StorageClass::Workgroup
+                             ? spv::Scope::Workgroup
+                             : spv::Scope::Device);
+    auto sem = spv::MemorySemanticsAttr::get(rw.getContext(),
+                                             spv::MemorySemantics::None);
+    Type t = tc.convertType(op.getType());
+    Value v = a.getValue();
+    switch (op.getKind()) {
+    case K::addi:
+      rw.replaceOpWithNewOp<spv::AtomicIAddOp>(op, t, ptr, scope, sem, v);
+      return success();
+    case K::maxs:
+      rw.replaceOpWithNewOp<spv::AtomicSMaxOp>(op, t, ptr, scope, sem, v);
+      return success();
+    case K::mins:
+      rw.replaceOpWithNewOp<spv::AtomicSMinOp>(op, t, ptr, scope, sem, v);
+      return success();
+    case K::maxu:
+      rw.replaceOpWithNewOp<spv::AtomicUMaxOp>(op, t, ptr, scope, sem, v);
+      return success();
+    case K::minu:
+      rw.replaceOpWithNewOp<spv::AtomicUMinOp>(op, t, ptr, scope, sem, v);
+      return success();
+    default:
+      return failure();
+    }
+  }
+};
+
 LogicalResult convertToSpirv(ModuleOp module, gpu::GPUModuleOp gpuModule,
                              spv::TargetEnvAttr env,
                              const tessera::CompileOptions &options) {
@@ -161,6 +209,8 @@ LogicalResult convertToSpirv(ModuleOp module, gpu::GPUModuleOp gpuModule,
   patterns.add<UnaryGLPattern<math::Exp2Op, spv::GLExp2Op>,
                UnaryGLPattern<math::Log2Op, spv::GLLog2Op>, AtomicFAddPattern>(
       converter, ctx);
+  // Before the upstream integer atomics (their semantics fail validation).
+  patterns.add<AtomicIntPattern>(converter, ctx, /*benefit=*/2);
   if (failed(applyFullConversion(gpuModule.getOperation(), *target,
                                  std::move(patterns))))
     return failure();
