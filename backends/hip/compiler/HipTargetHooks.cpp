@@ -48,6 +48,13 @@ constexpr const char *kMfma32x16ByteA =
 constexpr const char *kMfma32x16ByteB =
     "blocked:sizePerThread=8x1,threadsPerWarp=2x32,warpsPerBlock=1x1,"
     "order=1x0,shape=16x32";
+// f32 MFMA 32x32x2: one element per lane, k = lane/32.
+constexpr const char *kMfma32x2A =
+    "blocked:sizePerThread=1x1,threadsPerWarp=32x2,warpsPerBlock=1x1,"
+    "order=0x1,shape=32x2";
+constexpr const char *kMfma32x2B =
+    "blocked:sizePerThread=1x1,threadsPerWarp=2x32,warpsPerBlock=1x1,"
+    "order=1x0,shape=2x32";
 constexpr const char *kWmma3A = "wmma_16x16x16_f16_a";
 constexpr const char *kWmma3B = "wmma_16x16x16_f16_b";
 constexpr const char *kWmma3C = "wmma_16x16x16_f16_c";
@@ -127,6 +134,9 @@ bool HipTargetHooks::canEmitAtom(const target::MmaAtom &atom) const {
         return hasLayouts(atom, kMfma16A, kMfma16B, kMfma16C);
       return false;
     }
+    if (atom.aType == "f32" && atom.bType == "f32" && atom.cType == "f32")
+      return atom.m == 32 && atom.n == 32 && atom.k == 2 &&
+             hasLayouts(atom, kMfma32x2A, kMfma32x2B, kMfma32C);
     // CDNA3's fp8 MFMA reads the FNUZ encodings (another exponent bias),
     // not the OCP E4M3/E5M2 of the tile dialect: only CDNA4 multiplies
     // them as written.
@@ -168,6 +178,13 @@ SmallVector<Value> HipTargetHooks::emitMma(OpBuilder &b, Location loc,
   }
   // MFMA: cbsz, abid and blgp (operand broadcast controls) are zero.
   SmallVector<Value> ops;
+  if (atom.aType == "f32") {
+    ops = {a[0], bv[0], acc};
+    for (int i = 0; i < 3; ++i)
+      ops.push_back(i32Const(b, loc, 0));
+    result = ROCDL::mfma_f32_32x32x2f32::create(b, loc, cType, ops);
+    return unpack(b, loc, result, cElem);
+  }
   if (atom.k == 16 && atom.m == 32) {
     ops = {packBytes(b, loc, a), packBytes(b, loc, bv), acc};
   } else {

@@ -3,7 +3,7 @@
 // MFMA on CDNA (f16, bf16 "_1k", i8, and OCP fp8/bf8 on gfx950 only) and to
 // WMMA on RDNA3 and RDNA4 (whose operand layouts differ: gfx1201.toml).
 // REQUIRES: tessera, plugin-hip
-// RUN: rm -rf %t && mkdir -p %t/f16 %t/bf16 %t/i8 %t/fp8 %t/w3 %t/w4
+// RUN: rm -rf %t && mkdir -p %t/f16 %t/bf16 %t/i8 %t/fp8 %t/w3 %t/w4 %t/f32
 // RUN: %tessera compile %examples/gemm.mlir --target amdgcn-amd-amdhsa:gfx942 --no-cache -o %t/f16.tsb --dump-dir %t/f16
 // RUN: llvm-objdump -d --mcpu=gfx942 %t/f16/kernel.gfx942.hsaco | FileCheck %s --check-prefix=F16
 // RUN: %tessera compile %examples/gemm_bf16.mlir --target amdgcn-amd-amdhsa:gfx942 --no-cache -o %t/bf16.tsb --dump-dir %t/bf16
@@ -16,6 +16,11 @@
 // RUN: llvm-objdump -d --mcpu=gfx1100 %t/w3/kernel.gfx1100.hsaco | FileCheck %s --check-prefix=W3
 // RUN: %tessera compile %examples/gemm_bf16.mlir --target amdgcn-amd-amdhsa:gfx1201 --no-cache -o %t/w4.tsb --dump-dir %t/w4
 // RUN: llvm-objdump -d --mcpu=gfx1201 %t/w4/kernel.gfx1201.hsaco | FileCheck %s --check-prefix=W4
+// RUN: %tessera compile %examples/gemm_f32.mlir --target amdgcn-amd-amdhsa:gfx942 --no-cache -o %t/f32.tsb --dump-dir %t/f32
+// RUN: llvm-objdump -d --mcpu=gfx942 %t/f32/kernel.gfx942.hsaco | FileCheck %s --check-prefix=F32
+
+// f32 gemms on CDNA multiply full f32 on the matrix cores:
+// F32: v_mfma_f32_32x32x2_f32
 
 // F16: <tessera_kernel_gemm>:
 // F16-DAG: global_load_dwordx4

@@ -30,8 +30,8 @@ CDNA = {"gfx942", "gfx950"}
 WAVE = {"gfx942": 64, "gfx950": 64, "gfx1100": 32, "gfx1201": 32}
 # Operand types with a matrix-core atom, by chip.
 ATOMS = {
-    "gfx942": {"f16", "bf16", "i8"},
-    "gfx950": {"f16", "bf16", "i8", "f8E4M3FN", "f8E5M2"},
+    "gfx942": {"f16", "bf16", "i8", "f32"},
+    "gfx950": {"f16", "bf16", "i8", "f8E4M3FN", "f8E5M2", "f32"},
     "gfx1100": {"f16", "bf16"},
     "gfx1201": {"f16", "bf16"},
 }
