@@ -100,8 +100,8 @@
 // GFX942-GEMM-F32: tile.warps = 2
 // GFX942-GEMM-F32: vector_bytes = 16
 // GFX942-GEMM-F32: vector_bytes = 16
-// GFX942-GEMM-F32: atom = "fma", warps = array<i64: 1, 1>
-// GFX942-GEMM-F32: vector_bytes = 16
+// GFX942-GEMM-F32: atom = "mfma_32x32x2_f32_f32", warps = array<i64: 2, 1>
+// GFX942-GEMM-F32: vector_bytes = 4
 
 // HOST-GEMM-F32: tile.warps = 8
 // HOST-GEMM-F32: vector_bytes = 64
