@@ -155,6 +155,7 @@ class JITKernel:
         self._in_tensor_pos = [pos for pos, i in enumerate(self.in_idx)
                                if self.params[i].kind == "tensor"]
         self._torch_targets = {}
+        self._out_torch = None
         trailing = self.out_idx == list(range(n - len(self.out_idx), n))
         static = all(isinstance(d, int) for i in self.out_idx
                      for d in self.params[i].shape)
@@ -242,11 +243,17 @@ class JITKernel:
         returns = bool(self.out_idx)
         if n == self._n_in and self.out_idx:
             if self._out_trailing is not None:
+                plan = self._out_torch
+                if plan is None or plan[0] is not torch:
+                    # torch's dtype objects, looked up once.
+                    plan = self._out_torch = (torch, [
+                        (shape, getattr(torch, dt))
+                        for shape, dt in self._out_trailing])
                 dev = like.device
                 full = list(args)
-                for shape, dt in self._out_trailing:
-                    full.append(torch.empty(shape, dtype=getattr(torch, dt),
-                                            device=dev))
+                empty = torch.empty
+                for shape, dt in plan[1]:
+                    full.append(empty(shape, dtype=dt, device=dev))
             else:
                 full = self._with_outputs(args)
         else:
