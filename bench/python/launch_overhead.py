@@ -154,6 +154,9 @@ def main():
         to_dl = rt._torch_to_dlpack(torch)
         pieces = {
             "torch_empty": lambda: torch.empty_like(a),
+            "torch_empty_kw": lambda: torch.empty((args.n,), dtype=a.dtype,
+                                                  device=a.device),
+            "new_empty": lambda: a.new_empty((args.n,), dtype=a.dtype),
             "to_dlpack": lambda: to_dl(a),
             "tensor_device": lambda: a.device,
             "current_stream": lambda: torch.cuda.current_stream(a.device)

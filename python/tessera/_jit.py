@@ -245,15 +245,20 @@ class JITKernel:
             if self._out_trailing is not None:
                 plan = self._out_torch
                 if plan is None or plan[0] is not torch:
-                    # torch's dtype objects, looked up once.
+                    # torch's dtype objects, looked up once; an output of
+                    # the first input's static shape and dtype is
+                    # empty_like of it (the cheapest allocation torch has).
+                    lp = self.params[self.in_idx[self._like_pos]]
                     plan = self._out_torch = (torch, [
-                        (shape, getattr(torch, dt))
+                        (shape, getattr(torch, dt),
+                         tuple(lp.shape) == shape and
+                         all(isinstance(d, int) for d in lp.shape) and
+                         _TORCH.get(lp.ir_dtype) == dt)
                         for shape, dt in self._out_trailing])
-                dev = like.device
                 full = list(args)
-                empty = torch.empty
-                for shape, dt in plan[1]:
-                    full.append(empty(shape, dtype=dt, device=dev))
+                for shape, dt, same in plan[1]:
+                    full.append(torch.empty_like(like) if same else
+                                like.new_empty(shape, dtype=dt))
             else:
                 full = self._with_outputs(args)
         else:

@@ -46,10 +46,14 @@ def _fake_torch():
         def get_device(self):
             return -1
 
+        def new_empty(self, shape, dtype):
+            return Tensor(np.empty(shape, dtype=dtype.np), dtype)
+
     def empty(shape, dtype, device):
         return Tensor(np.empty(shape, dtype=dtype.np), dtype)
 
     torch.Tensor, torch.empty = Tensor, empty
+    torch.empty_like = lambda t: Tensor(np.empty_like(t.array), t.dtype)
     torch.version = types.SimpleNamespace(hip=None)
     torch._C = types.SimpleNamespace()
     torch.wrap = lambda a: Tensor(a, next(
