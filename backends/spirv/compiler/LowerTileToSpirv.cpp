@@ -258,20 +258,18 @@ void scalarizeVectorAccesses(gpu::GPUFuncOp fn,
 }
 
 /// Rewrites every access to a global view over its 1-D buffer.
-/// A 16-byte view of a tensor's storage buffer: a second variable at the
-/// same binding whose elements are 4 x i32 (Vulkan lets a shader declare
-/// several variables of compatible types at one binding). Distribution's
-/// 16-byte vector accesses use it: one load or store instead of one per
-/// element (logical addressing cannot reinterpret the element array).
-Value vectorView(gpu::GPUFuncOp fn, const GlobalView &g,
-                 std::map<unsigned, Value> &views) {
+/// A second view of the storage buffer at `g`'s binding with elements of
+/// `elem` (one per binding and element type, added as a kernel argument):
+/// 16-byte accesses go through vector<4xi32>, float atomics Vulkan only has
+/// on integers through i32.
+Value bindingView(gpu::GPUFuncOp fn, const GlobalView &g, Type elem,
+                  std::map<unsigned, Value> &views) {
   Value &v = views[g.binding];
   if (v)
     return v;
   MLIRContext *ctx = fn.getContext();
   auto ty = MemRefType::get(
-      {ShapedType::kDynamic}, VectorType::get({4}, IntegerType::get(ctx, 32)),
-      MemRefLayoutAttrInterface{},
+      {ShapedType::kDynamic}, elem, MemRefLayoutAttrInterface{},
       storageClass(ctx, ::mlir::spirv::StorageClass::StorageBuffer));
   unsigned index = fn.getNumArguments();
   if (failed(fn.insertArgument(
@@ -286,29 +284,21 @@ Value vectorView(gpu::GPUFuncOp fn, const GlobalView &g,
   return v;
 }
 
-/// A 32-bit integer view of the buffer at `g`'s binding (float atomics
-/// that Vulkan only has on integers).
+/// The 16-byte view of a tensor's storage buffer: a second variable at the
+/// same binding whose elements are 4 x i32 (Vulkan lets a shader declare
+/// several variables of compatible types at one binding). Distribution's
+/// 16-byte vector accesses use it: one load or store instead of one per
+/// element (logical addressing cannot reinterpret the element array).
+Value vectorView(gpu::GPUFuncOp fn, const GlobalView &g,
+                 std::map<unsigned, Value> &views) {
+  return bindingView(
+      fn, g, VectorType::get({4}, IntegerType::get(fn.getContext(), 32)),
+      views);
+}
+
 Value intView(gpu::GPUFuncOp fn, const GlobalView &g,
               std::map<unsigned, Value> &views) {
-  Value &v = views[g.binding];
-  if (v)
-    return v;
-  MLIRContext *ctx = fn.getContext();
-  auto ty = MemRefType::get(
-      {ShapedType::kDynamic}, IntegerType::get(ctx, 32),
-      MemRefLayoutAttrInterface{},
-      storageClass(ctx, ::mlir::spirv::StorageClass::StorageBuffer));
-  unsigned index = fn.getNumArguments();
-  if (failed(fn.insertArgument(
-          index, ty,
-          DictionaryAttr::get(
-              ctx, {NamedAttribute(::mlir::spirv::getInterfaceVarABIAttrName(),
-                                   ::mlir::spirv::getInterfaceVarABIAttr(
-                                       0, g.binding, std::nullopt, ctx))}),
-          fn.getLoc())))
-    return {};
-  v = fn.getBody().front().getArgument(index);
-  return v;
+  return bindingView(fn, g, IntegerType::get(fn.getContext(), 32), views);
 }
 
 LogicalResult linearizeGlobals(gpu::GPUFuncOp fn,

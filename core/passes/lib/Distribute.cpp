@@ -377,6 +377,17 @@ private:
     scratchBytes = std::max(scratchBytes, bytes);
     return scratchBase;
   }
+  /// The row-major coordinates in `shape` of flat element index `e`.
+  SmallVector<Value> unflatten(Value e, ArrayRef<int64_t> shape) {
+    int64_t r = shape.size();
+    SmallVector<Value> t(r);
+    for (int64_t k = r - 1; k >= 0; --k) {
+      t[k] = k == 0 ? e : remC(e, shape[k]);
+      if (k)
+        e = divC(e, shape[k]);
+    }
+    return t;
+  }
   Value scratchView(Type elem, int64_t count, int64_t at = -1) {
     auto ty =
         MemRefType::get({count}, elem, MemRefLayoutAttrInterface{},
@@ -925,13 +936,7 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
   auto copyLoop = [&](bool checked) {
     forEachElement({nvec}, true, [&](ValueRange iv) {
       Value e = mul(iv[0], c(vec));
-      SmallVector<Value> t(r);
-      Value rest = e;
-      for (int64_t k = r - 1; k >= 0; --k) {
-        t[k] = k == 0 ? rest : remC(rest, shape[k]);
-        if (k)
-          rest = divC(rest, shape[k]);
-      }
+      SmallVector<Value> t = unflatten(e, shape);
       SmallVector<Value> g = globalIndex(off, t);
       SmallVector<Value> conds = outerInside(g, dims);
       Value rowIn = conds.empty() ? Value() : andAll(b, loc, conds);
@@ -1064,20 +1069,13 @@ bool Distributor::stageInRegisters(Operation *op, Value src, ValueRange off,
   int64_t rank = mt.getRank();
   Type gElem = mt.getElementType();
   int eb = std::max<int>(1, gElem.getIntOrFloatBitWidth() / 8);
-  int64_t r = sc.shape.size();
   SmallVector<Value> dims;
   for (int64_t k = 0; k < rank; ++k)
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
   Value aligned = vec > 1 ? rowsAligned(mem, dims, vec, eb) : Value();
   for (int64_t i = 0; i < per; ++i) {
     Value e = mul(add(tid, c(i * threads)), c(vec));
-    SmallVector<Value> t(r);
-    Value rest = e;
-    for (int64_t k = r - 1; k >= 0; --k) {
-      t[k] = k == 0 ? rest : remC(rest, sc.shape[k]);
-      if (k)
-        rest = divC(rest, sc.shape[k]);
-    }
+    SmallVector<Value> t = unflatten(e, sc.shape);
     SmallVector<Value> g = globalIndex(off, t);
     SmallVector<Value> conds = outerInside(g, dims);
     auto scalarLoads = [&]() {
@@ -1133,16 +1131,9 @@ void Distributor::storeStagedCopies(WaitGroupOp w) {
     int64_t stageElems = product(sc.shape);
     d.base = add(d.base, mul(slot, c(stageElems)));
     d.shape.assign(sc.shape.begin(), sc.shape.end());
-    int64_t r = sc.shape.size();
     for (int64_t i = 0; i < sc.perThread; ++i) {
       Value e = mul(add(tid, c(i * threads)), c(sc.vec));
-      SmallVector<Value> t(r);
-      Value rest = e;
-      for (int64_t k = r - 1; k >= 0; --k) {
-        t[k] = k == 0 ? rest : remC(rest, sc.shape[k]);
-        if (k)
-          rest = divC(rest, sc.shape[k]);
-      }
+      SmallVector<Value> t = unflatten(e, sc.shape);
       Value dOff = sharedOffset(d, t);
       for (int64_t j = 0; j < sc.vec; ++j)
         memref::StoreOp::create(
