@@ -355,8 +355,8 @@ private:
   /// buffer; the pipeline's next stage wait stores them into the stage it
   /// waits for. False when the copy does not qualify (then it is a plain
   /// copy into the stage, which two stages make safe as well).
-  bool stageInRegisters(Operation *op, Value src, ValueRange off,
-                        const SharedTile &d, int64_t vec);
+  FailureOr<bool> stageInRegisters(Operation *op, Value src, ValueRange off,
+                                   const SharedTile &d, int64_t vec);
   void storeStagedCopies(WaitGroupOp w);
   struct StagedCopy {
     Value regs; ///< private memref<perThread * vec x elem>
@@ -921,8 +921,13 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
       vec /= 2;
   }
   if (async && tgt.asyncCopy == target::AsyncCopyKind::Registers &&
-      stagingAllowed && stageInRegisters(op, src, off, d, vec))
-    return success();
+      stagingAllowed) {
+    FailureOr<bool> staged = stageInRegisters(op, src, off, d, vec);
+    if (failed(staged))
+      return failure();
+    if (*staged)
+      return success();
+  }
   SmallVector<Value> dims;
   for (int64_t k = 0; k < rank; ++k)
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
@@ -1033,8 +1038,10 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
   return success();
 }
 
-bool Distributor::stageInRegisters(Operation *op, Value src, ValueRange off,
-                                   const SharedTile &d, int64_t vec) {
+FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
+                                              ValueRange off,
+                                              const SharedTile &d,
+                                              int64_t vec) {
   auto ac = dyn_cast<AsyncCopyOp>(op);
   auto sv = ac ? ac.getDst().getDefiningOp<StageViewOp>() : StageViewOp();
   auto pipe = op->getAttrOfType<IntegerAttr>("tile.pipeline");
@@ -1061,7 +1068,10 @@ bool Distributor::stageInRegisters(Operation *op, Value src, ValueRange off,
     found = stagedCopies.insert({key, sc}).first;
     stagedByPipeline[pipe.getInt()].push_back(key);
   } else if (found->second.vec != vec || found->second.perThread != per) {
-    return false;
+    // The stage wait stores the buffer's registers: a copy into the same
+    // buffer that did not fill them would be overwritten by stale ones.
+    return op->emitOpError("internal: copies into one multi-stage buffer "
+                           "disagree on their register staging");
   }
   const StagedCopy &sc = found->second;
   Value mem = globalMemref(src);
