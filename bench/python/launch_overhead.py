@@ -118,6 +118,9 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--breakdown", action="store_true",
                    help="also time the pieces of a tessera call")
+    p.add_argument("--peers", default="tessera,tilelang,triton",
+                   help="comma-separated: which of tessera, tilelang, "
+                   "triton to time (torch.add always)")
     args = p.parse_args()
 
     import torch
@@ -133,9 +136,11 @@ def main():
     want = a + b
 
     results = {}
+    wanted = set(args.peers.split(","))
     peers = [("tessera", tessera_add), ("tilelang", tilelang_add)]
     if device == "cuda":
         peers.append(("triton", triton_add))
+    peers = [(label, make) for label, make in peers if label in wanted]
     for label, make in peers:
         try:
             kernel, version = make(args.n, args.block)
@@ -151,28 +156,31 @@ def main():
     if args.breakdown and "us_per_call" in results.get("tessera", {}):
         import tessera.runtime as rt
         kernel, _ = tessera_add(args.n, args.block)
-        to_dl = rt._torch_to_dlpack(torch)
-        pieces = {
-            "torch_empty": lambda: torch.empty_like(a),
-            "torch_empty_kw": lambda: torch.empty((args.n,), dtype=a.dtype,
-                                                  device=a.device),
-            "new_empty": lambda: a.new_empty((args.n,), dtype=a.dtype),
-            "to_dlpack": lambda: to_dl(a),
-            "tensor_device": lambda: a.device,
-            "current_stream": lambda: torch.cuda.current_stream(a.device)
-            if device == "cuda" else None,
-            "with_outputs": lambda: kernel._with_outputs((a, b)),
-            "call_all_args": lambda: kernel(a, b, c_out),
-        }
         c_out = torch.empty_like(a)
         kernel(a, b, c_out)
         k_rt = next(iter(kernel._torch_targets.values()))[0]
+        pieces = {
+            "torch_empty_like": lambda: torch.empty_like(a),
+            "new_empty": lambda: a.new_empty((args.n,), dtype=a.dtype),
+            "call_all_args": lambda: kernel(a, b, c_out),
+            "runtime_launch": lambda: k_rt.launch([a, b, c_out], 0),
+            "tensor_dtype": lambda: a.dtype,
+            "tensor_shape": lambda: a.shape,
+            "tensor_stride": lambda: a.stride(),
+            "tensor_data_ptr": lambda: a.data_ptr(),
+            "tensor_get_device": lambda: a.get_device(),
+        }
+        fast = getattr(kernel, "_fast_run", None)
+        if fast is not None:
+            # The C++ call (tessera._runtime.FastCall) without the Python
+            # frame of JITKernel.__call__.
+            pieces["fast_run"] = lambda: fast((a, b))
+            pieces["fast_run_all_args"] = lambda: fast((a, b, c_out))
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         if raw is not None and device == "cuda":
             pieces["raw_stream"] = lambda: raw(0)
-        pieces["get_device"] = lambda: a.get_device()
-        pieces["runtime_launch"] = lambda: k_rt.launch([a, b, c_out], 0)
-        results["tessera"]["raw_stream_api"] = raw is not None
+        results["tessera"]["dlpack_exchange_api"] = bool(
+            getattr(rt, "_TORCH_EXCHANGE", [False])[0:1] == [True])
         results["tessera"]["breakdown_us"] = {
             k: round(time_calls(f, args.iters, args.rounds, sync), 3)
             for k, f in pieces.items()}

@@ -169,6 +169,24 @@ class JITKernel:
                  self._sym_from.get(dim.name, (None, -1))
                  for dim in self.params[i].shape])
             for i in self.out_idx]
+        # The whole call in C++ (tessera._runtime.FastCall): torch tensors
+        # and numpy arrays, outputs allocated there; what it leaves to
+        # Python (SLOW: the first call on a device, other argument types,
+        # scalars that need Python's conversion) takes _call_torch / _call.
+        fast_outputs = [
+            (i, [(-1, d) if pos is None else (pos, d) for pos, d in dims],
+             _DLPACK.get(self.params[i].ir_dtype, (0, 0)),
+             _TORCH.get(self.params[i].ir_dtype),
+             _NP.get(self.params[i].ir_dtype))
+            for i, dims in self._out_plan]
+        enabled = all(ir in _FAST_SCALARS for _, ir in self._scalar_pos) and \
+            all(self.params[i].ir_dtype in _DLPACK for i in self.out_idx)
+        like_arg = -1 if self._like_pos is None else \
+            self.in_idx[self._like_pos]
+        self._fast = rt._runtime.FastCall(func.name, self._signature,
+                                          self.in_idx, fast_outputs, like_arg,
+                                          enabled)
+        self._fast_run = self._fast.runner()
         # Compile now for the default device: the C++ verifier's errors
         # surface where the kernel is built, not at its first call.
         self._default = _default_device(target)
@@ -223,19 +241,30 @@ class JITKernel:
                                         self.func.lineno)
 
     def __call__(self, *args, stream=None):
-        # The hot path (bench/python/launch_overhead.py): torch tensors on
-        # torch's current stream go to the C launch as they are.
-        torch = sys.modules.get("torch")
-        if torch is not None and stream is None:
-            tt = torch.Tensor
-            n = len(args)
-            pos = self._tensor_pos if n == self._n else self._in_tensor_pos
-            if pos and (n == self._n or n == self._n_in):
-                for i in pos:
-                    if type(args[i]) is not tt:
-                        break
-                else:
-                    return self._call_torch(torch, args[pos[0]], args)
+        # The hot path (bench/python/launch_overhead.py) runs in C++; what
+        # it leaves (SLOW) takes the Python paths below, which raise their
+        # own errors.
+        if stream is None:
+            try:
+                out = self._fast_run(args)
+            except _LAUNCH_ERRORS as e:
+                raise _call_error("%s: %s" % (self._where(), e)) from None
+            if out is not _SLOW:
+                return out
+            # torch tensors on torch's current stream go to the C launch
+            # as they are.
+            torch = sys.modules.get("torch")
+            if torch is not None:
+                tt = torch.Tensor
+                n = len(args)
+                pos = self._tensor_pos if n == self._n else \
+                    self._in_tensor_pos
+                if pos and (n == self._n or n == self._n_in):
+                    for i in pos:
+                        if type(args[i]) is not tt:
+                            break
+                    else:
+                        return self._call_torch(torch, args[pos[0]], args)
         return self._call(args, stream)
 
     def _call_torch(self, torch, like, args):
@@ -272,6 +301,13 @@ class JITKernel:
             ent = (self._kernel_for(device), device,
                    getattr(torch._C, "_cuda_getCurrentRawStream", None))
             self._torch_targets[idx] = ent
+            # Later calls on this device take the C++ path.
+            if idx < 0:
+                self._fast.add_target(_DL_CPU, 0, ent[0])
+            else:
+                self._fast.add_target(
+                    _DL_ROCM if getattr(torch.version, "hip", None)
+                    else _DL_CUDA, idx, ent[0])
         k, device, raw_stream = ent
         for i, ir in self._scalar_pos:
             full[i] = rt.scalar_slot(full[i], ir)
@@ -353,6 +389,10 @@ class JITKernel:
             raise _call_error("%s: %s" % (self._where(), e)) from None
         except BufferError as e:
             raise _call_error("%s: %s" % (self._where(), e)) from None
+        if device is not None and device.is_cpu:
+            # Later calls with numpy arrays / CPU torch tensors take the C++
+            # path.
+            self._fast.add_target(_DL_CPU, 0, k)
         if not returns:
             return None
         if len(self.out_idx) == 1:
@@ -394,6 +434,7 @@ def _ndarray():
         np = sys.modules.get("numpy")
         if np is None:
             return None
+        rt._runtime.register_numpy(np)
         _NDARRAY.append(np.ndarray)
     return _NDARRAY[0]
 
@@ -441,6 +482,16 @@ def _stream_handle(stream, device):
     return rt.wrap_stream(device, native)
 
 
+_SLOW = rt._runtime.SLOW
+_LAUNCH_ERRORS = (LaunchError, BufferError, TypeError, ValueError)
+# DLPack device types (FastCall's targets) and dtypes (code, bits).
+_DL_CPU, _DL_CUDA, _DL_ROCM = 1, 2, 10
+_DLPACK = {"f16": (2, 16), "bf16": (4, 16), "f32": (2, 32), "f64": (2, 64),
+           "f8E4M3FN": (10, 8), "f8E5M2": (12, 8), "i1": (6, 8),
+           "i8": (0, 8), "i16": (0, 16), "i32": (0, 32), "i64": (0, 64)}
+# Scalars FastCall converts as the Python path does (others: f16, bf16 and
+# fp8 go through scalar_slot's rounding in Python).
+_FAST_SCALARS = ("f32", "f64", "i1", "i8", "i16", "i32", "i64", "index")
 _NP = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
        "i16": "int16", "i32": "int32", "i64": "int64", "i1": "bool"}
 _TORCH = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",

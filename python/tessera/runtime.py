@@ -154,8 +154,11 @@ _TORCH_REGISTERED = []
 
 
 def _register_torch(torch):
-    """Tells the runtime module torch's dtypes (as DLPack codes), once: from
-    then on launches take torch tensors directly, borrowed for the call."""
+    """Tells the runtime module about torch, once: its tensor type, its
+    dtypes (as DLPack codes) and, where torch has them, the DLPack exchange
+    API (tensor views and the current stream read in C, torch >= 2.10) and
+    the raw current-stream getter. From then on launches take torch tensors
+    as they are, borrowed for the call."""
     if _TORCH_REGISTERED:
         return
     pairs = [(torch.float16, (2, 16)), (torch.bfloat16, (4, 16)),
@@ -166,8 +169,19 @@ def _register_torch(torch):
     for name, code in (("float8_e4m3fn", 10), ("float8_e5m2", 12)):
         if hasattr(torch, name):
             pairs.append((getattr(torch, name), (code, 8)))
-    _runtime.set_torch_dtypes(torch.Tensor, pairs)
+    exchange = None
+    if not os.environ.get("TESSERA_NO_DLPACK_EXCHANGE"):
+        exchange = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream",
+                  None)
+    hip = bool(getattr(getattr(torch, "version", None), "hip", None))
+    _TORCH_EXCHANGE[:] = [_runtime.register_torch(
+        torch, torch.Tensor, pairs, exchange, raw, torch.empty_like, hip)]
     _TORCH_REGISTERED.append(True)
+
+
+# [True] when torch tensors are read through its DLPack exchange API.
+_TORCH_EXCHANGE = []
 
 
 def _torch_to_dlpack(torch):

@@ -153,6 +153,32 @@ def test_wrong_shape_at_call_time(add_kernel):
     assert "64" in str(e.value)
 
 
+def test_errors_after_the_fast_path_took_over(add_kernel):
+    """Once a call succeeded, calls run in C++ (tessera._runtime.FastCall):
+    its outputs follow the inputs' symbolic dims, and the runtime's refusals
+    still name the caller's line."""
+    for n in (10, 33, 10):
+        a = np.full((n, 64), 1.5, np.float32)
+        b = np.full((n, 64), 2.0, np.float32)
+        c = add_kernel(a, b)
+        assert c.shape == (n, 64)
+        np.testing.assert_array_equal(c, a + b)
+    assert add_kernel._fast_run((a, b)) is not tessera._jit._SLOW
+    with pytest.raises(tessera.LaunchError) as e:
+        add_kernel(a, np.zeros((11, 64), np.float32))  # FAST-SHAPE
+    msg = str(e.value)
+    assert "dimension N is 10" in msg and "11" in msg
+    assert "%s:%d:" % (__file__, line_of("FAST-SHAPE")) in msg
+    assert e.value.lineno == line_of("FAST-SHAPE")
+    with pytest.raises(tessera.LaunchError, match="f32.*f64|f64.*f32"):
+        add_kernel(a, np.zeros((10, 64), np.float64))
+    with pytest.raises(tessera.LaunchError, match="compact row-major"):
+        add_kernel(a, np.zeros((64, 10), np.float32).T)
+    # Not a tensor: left to the Python path, which says so.
+    with pytest.raises(tessera.LaunchError, match="must be a tensor"):
+        add_kernel(a, [1.0])
+
+
 def test_wrong_dtype_at_call_time(add_kernel):
     a = np.zeros((10, 64), np.float32)
     with pytest.raises(tessera.LaunchError) as e:

@@ -70,3 +70,48 @@ def test_cuda_runs_on_torchs_current_stream():
     k(a, b, c2, stream=side)
     side.synchronize()
     torch.testing.assert_close(c2, a + b)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_repeated_calls_on_the_fast_path(device):
+    """After the first call on a device, calls run in C++ (FastCall): views
+    through torch's DLPack exchange API where torch has one, outputs by
+    torch.empty_like / Tensor.new_empty, torch's current stream. Results,
+    fresh outputs, tensors that require grad, side streams and the
+    runtime's refusals (with the caller's line) hold there too."""
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("skipped: no CUDA device")
+    import tessera
+    import tessera.runtime as rt
+    from tessera._jit import _SLOW
+    k = torch_kernels.add_small()
+    a = torch.randn(64, 96, device=device)
+    b = torch.randn(64, 96, device=device, requires_grad=True)
+    outs = [k(a, b) for _ in range(3)]
+    assert k._fast_run((a, b)) is not _SLOW
+    for c in outs:
+        torch.testing.assert_close(c, a + b.detach())
+    assert len({c.data_ptr() for c in outs}) == 3
+    print("exchange api:", rt._TORCH_EXCHANGE)
+    if device == "cuda":
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                d = k(a, b) * 2
+        side.synchronize()
+        torch.testing.assert_close(d, (a + b.detach()) * 2)
+    with pytest.raises(tessera.LaunchError, match="compact row-major") as e:
+        k(a, torch.randn(96, 64, device=device).t())  # FAST-LAYOUT
+    assert e.value.filename == __file__
+    with pytest.raises(tessera.LaunchError, match="f16|dtype"):
+        k(a, b.detach().half())
+    with pytest.raises(tessera.LaunchError, match="must have dimension"):
+        k(a, torch.randn(64, 95, device=device))
+    # Another dtype for the output than the input's: Tensor.new_empty.
+    kbf = torch_kernels.cast_to_bf16()
+    x = torch.randn(256, device=device)
+    for _ in range(3):
+        y = kbf(x)
+        assert y.dtype == torch.bfloat16 and y.device == x.device
+        torch.testing.assert_close(y, x.bfloat16())

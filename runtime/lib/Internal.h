@@ -59,10 +59,40 @@ struct tessera_event_s {
   tessera_plugin_event handle = nullptr;
 };
 
+namespace tessera::runtime {
+
+/// A kernel's argument checks and grid, prepared from its metadata when the
+/// kernel is loaded (prepareLaunchPlan), so that a launch compares integers:
+/// it neither parses static dims nor matches symbol names, and a grid of
+/// constant formulas is never evaluated again.
+struct LaunchPlan {
+  enum class DimKind : uint8_t { Any, Static, Symbol };
+  struct Dim {
+    DimKind kind;
+    uint32_t symbol; // DimKind::Symbol: index into `symbols`
+    int64_t value;   // DimKind::Static: the size (-1: a non-canonical decimal
+                     // that no size matches, as "007")
+  };
+  /// Per argument, its dims (scalars: none): offsets into `dims`.
+  std::vector<uint32_t> firstDim;
+  std::vector<Dim> dims;
+  /// Symbol names by index, in order of first appearance.
+  std::vector<std::string> symbols;
+  /// The grid when its formulas name no symbol and no dim.
+  bool constantGrid = false;
+  uint32_t grid[3] = {0, 0, 0};
+  /// Unique per kernel in the process: the key of the grid memo (an address
+  /// can be reused by a kernel loaded later).
+  uint64_t serial = 0;
+};
+
+} // namespace tessera::runtime
+
 struct tessera_kernel_s {
   tessera_module_s *module = nullptr;
   tessera::bundle::KernelInfo info;
   tessera_plugin_kernel handle = nullptr;
+  tessera::runtime::LaunchPlan plan;
 };
 
 struct tessera_module_s {
@@ -96,6 +126,9 @@ std::unique_lock<std::mutex> lockStream(tessera_device_s *device,
                                         tessera_stream_s *stream);
 
 void retainBuffer(tessera_buffer_s *buffer);
+
+/// Fills kernel.plan from kernel.info (Launch.cpp).
+void prepareLaunchPlan(tessera_kernel_s &kernel);
 
 } // namespace tessera::runtime
 

@@ -4,6 +4,7 @@
 #include "tessera/bundle/GridExpr.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstring>
 #include <string_view>
@@ -31,19 +32,17 @@ const char *dtypeName(uint32_t dtype) {
              : "<invalid dtype>";
 }
 
-/// Whether the decimal \p want (a static dim of the metadata) is \p value,
-/// without formatting \p value.
-bool staticDimIs(const std::string &want, int64_t value) {
-  if (value < 0)
-    return false;
-  uint64_t parsed = 0;
-  for (char c : want) {
-    if (c < '0' || c > '9' || parsed > (UINT64_MAX - 9) / 10)
-      return false;
-    parsed = parsed * 10 + uint64_t(c - '0');
-  }
-  // "007" is not 7: the metadata writes plain decimals.
-  return parsed == uint64_t(value) && (want.size() == 1 || want[0] != '0');
+/// A static dim of the metadata as a number; -1 for a decimal that is not
+/// plain ("007", or beyond int64), which no size matches.
+int64_t parseStaticDim(const std::string &text) {
+  if (text.empty() || (text.size() > 1 && text[0] == '0'))
+    return -1;
+  int64_t value = 0;
+  for (char c : text)
+    if (c < '0' || c > '9' || __builtin_mul_overflow(value, 10, &value) ||
+        __builtin_add_overflow(value, c - '0', &value))
+      return -1;
+  return value;
 }
 
 /// Per-thread scratch of the launch path, reused so that a launch does not
@@ -51,14 +50,11 @@ bool staticDimIs(const std::string &want, int64_t value) {
 /// malloc/free pair is a noticeable part of it).
 struct LaunchScratch {
   std::vector<uint64_t> slots;
-  /// Bound symbols: name, value, the argument that bound it. Kernels have a
-  /// handful, so a linear search beats a map and needs no node allocations.
-  struct Symbol {
-    std::string_view name;
-    int64_t value;
-    uint32_t arg;
-  };
-  std::vector<Symbol> symbols;
+  /// Per symbol of the kernel's plan: its value and the argument that bound
+  /// it (kUnbound: none yet).
+  static constexpr uint32_t kUnbound = UINT32_MAX;
+  std::vector<int64_t> symbolValue;
+  std::vector<uint32_t> symbolArg;
   /// Per argument: its dims (tensors) or none (scalars).
   struct ArgDims {
     const int64_t *dims;
@@ -69,14 +65,12 @@ struct LaunchScratch {
 
 /// The grid of the last few launches per thread: a grid is a function of the
 /// formulas and the tensor dims alone (symbols are bound from dims), so a
-/// launch with the same formulas and dims as a recent one reuses its grid
-/// instead of parsing and evaluating the formulas again. Entries hold copies
-/// of the formulas, so a kernel destroyed and another allocated at its
-/// address cannot match by accident.
+/// launch of the same kernel with the same dims as a recent one reuses its
+/// grid instead of evaluating the formulas again. Keyed by the kernel's
+/// serial number, which no other kernel of the process has.
 struct GridMemo {
   struct Entry {
-    const tessera_kernel_s *kernel = nullptr;
-    std::string formulas[3];
+    uint64_t serial = 0;
     std::vector<int64_t> dims; // per argument: rank, then dims; -1: scalar
     uint32_t grid[3] = {};
   };
@@ -87,16 +81,19 @@ struct GridMemo {
 
 thread_local LaunchScratch tScratch;
 thread_local GridMemo tGridMemo;
+std::atomic<uint64_t> gNextKernelSerial{1};
 
 /// Checks arguments and computes everything a launch needs.
 class LaunchBuilder {
 public:
   explicit LaunchBuilder(const tessera_kernel_s &kernel)
       : slots(tScratch.slots), kernel(kernel), info(kernel.info),
-        symbols(tScratch.symbols), argDims(tScratch.argDims) {
+        plan(kernel.plan), symbolValue(tScratch.symbolValue),
+        symbolArg(tScratch.symbolArg), argDims(tScratch.argDims) {
     slots.clear();
-    symbols.clear();
     argDims.clear();
+    symbolValue.assign(plan.symbols.size(), 0);
+    symbolArg.assign(plan.symbols.size(), LaunchScratch::kUnbound);
   }
 
   tessera_status_t build(const tessera_arg *args, uint32_t numArgs);
@@ -119,7 +116,9 @@ private:
 
   const tessera_kernel_s &kernel;
   const bundle::KernelInfo &info;
-  std::vector<LaunchScratch::Symbol> &symbols;
+  const runtime::LaunchPlan &plan;
+  std::vector<int64_t> &symbolValue;
+  std::vector<uint32_t> &symbolArg;
   std::vector<LaunchScratch::ArgDims> &argDims;
 };
 
@@ -140,29 +139,39 @@ tessera_status_t LaunchBuilder::tensor(const bundle::KernelArg &meta,
                 std::to_string(arg.rank));
   uint64_t elements = 1;
   bool overflow = false;
+  const runtime::LaunchPlan::Dim *rules =
+      plan.dims.data() + plan.firstDim[argDims.size()];
   for (uint32_t d = 0; d < arg.rank; ++d) {
     int64_t value = arg.dims[d];
-    const std::string &want = meta.dims[d];
+    const runtime::LaunchPlan::Dim &rule = rules[d];
     if (value < 0)
       return fail(where() + " has negative dimension " + std::to_string(d));
     overflow |= __builtin_mul_overflow(elements, static_cast<uint64_t>(value),
                                        &elements);
-    if (want == "?")
-      continue;
-    if (std::isdigit(static_cast<unsigned char>(want[0]))) {
-      if (!staticDimIs(want, value))
+    switch (rule.kind) {
+    case runtime::LaunchPlan::DimKind::Any:
+      break;
+    case runtime::LaunchPlan::DimKind::Static:
+      if (value != rule.value)
         return fail(where() + " must have dimension " + std::to_string(d) +
-                    " equal to " + want + ", got " + std::to_string(value));
-      continue;
+                    " equal to " + meta.dims[d] + ", got " +
+                    std::to_string(value));
+      break;
+    case runtime::LaunchPlan::DimKind::Symbol: {
+      uint32_t &bound = symbolArg[rule.symbol];
+      int64_t &known = symbolValue[rule.symbol];
+      if (bound == LaunchScratch::kUnbound) {
+        bound = static_cast<uint32_t>(argDims.size());
+        known = value;
+      } else if (known != value) {
+        return fail("dimension " + meta.dims[d] + " is " +
+                    std::to_string(known) + " in argument '" +
+                    info.args[bound].name + "' but " + std::to_string(value) +
+                    " in argument '" + meta.name + "'");
+      }
+      break;
     }
-    auto it = std::find_if(symbols.begin(), symbols.end(),
-                           [&](const auto &s) { return s.name == want; });
-    if (it == symbols.end())
-      symbols.push_back({want, value, uint32_t(argDims.size())});
-    else if (it->value != value)
-      return fail("dimension " + want + " is " + std::to_string(it->value) +
-                  " in argument '" + info.args[it->arg].name + "' but " +
-                  std::to_string(value) + " in argument '" + meta.name + "'");
+    }
   }
   uint64_t bytes = 0, end = 0;
   overflow |=
@@ -249,8 +258,9 @@ tessera_status_t LaunchBuilder::scalar(const bundle::KernelArg &meta,
 
 tessera_status_t LaunchBuilder::evaluateGrid(uint32_t out[3]) {
   bundle::GridEnv env;
-  for (const auto &symbol : symbols)
-    env.symbols.emplace(std::string(symbol.name), symbol.value);
+  for (size_t i = 0; i < plan.symbols.size(); ++i)
+    if (symbolArg[i] != LaunchScratch::kUnbound)
+      env.symbols.emplace(plan.symbols[i], symbolValue[i]);
   env.dim = [this](int64_t arg, int64_t dim, int64_t &value) {
     if (arg < 0 || arg >= static_cast<int64_t>(argDims.size()) || dim < 0 ||
         dim >= static_cast<int64_t>(argDims[arg].rank))
@@ -274,13 +284,14 @@ tessera_status_t LaunchBuilder::evaluateGrid(uint32_t out[3]) {
 }
 
 tessera_status_t LaunchBuilder::grid() {
+  if (plan.constantGrid) {
+    std::memcpy(dims.grid, plan.grid, sizeof dims.grid);
+    return nullptr;
+  }
   GridMemo &memo = tGridMemo;
   auto matches = [&](const GridMemo::Entry &e) {
-    if (e.kernel != &kernel)
+    if (e.serial != plan.serial)
       return false;
-    for (int axis = 0; axis < 3; ++axis)
-      if (e.formulas[axis] != info.grid[axis])
-        return false;
     size_t p = 0;
     for (const auto &a : argDims) {
       int64_t rank = a.dims ? int64_t(a.rank) : -1;
@@ -301,9 +312,7 @@ tessera_status_t LaunchBuilder::grid() {
     return status;
   GridMemo::Entry &e = memo.entries[memo.next];
   memo.next = (memo.next + 1) % GridMemo::kEntries;
-  e.kernel = &kernel;
-  for (int axis = 0; axis < 3; ++axis)
-    e.formulas[axis] = info.grid[axis];
+  e.serial = plan.serial;
   e.dims.clear();
   for (const auto &a : argDims) {
     e.dims.push_back(a.dims ? int64_t(a.rank) : -1);
@@ -357,6 +366,47 @@ tessera_status_t LaunchBuilder::build(const tessera_arg *args,
 }
 
 } // namespace
+
+void tessera::runtime::prepareLaunchPlan(tessera_kernel_s &kernel) {
+  LaunchPlan &plan = kernel.plan;
+  plan = LaunchPlan();
+  plan.serial = gNextKernelSerial.fetch_add(1, std::memory_order_relaxed);
+  for (const bundle::KernelArg &arg : kernel.info.args) {
+    plan.firstDim.push_back(static_cast<uint32_t>(plan.dims.size()));
+    if (arg.kind != bundle::ArgKind::Tensor)
+      continue;
+    for (const std::string &dim : arg.dims) {
+      LaunchPlan::Dim rule = {LaunchPlan::DimKind::Any, 0, 0};
+      if (std::isdigit(static_cast<unsigned char>(dim[0]))) {
+        rule.kind = LaunchPlan::DimKind::Static;
+        rule.value = parseStaticDim(dim);
+      } else if (dim != "?") {
+        rule.kind = LaunchPlan::DimKind::Symbol;
+        auto it = std::find(plan.symbols.begin(), plan.symbols.end(), dim);
+        rule.symbol = static_cast<uint32_t>(it - plan.symbols.begin());
+        if (it == plan.symbols.end())
+          plan.symbols.push_back(dim);
+      }
+      plan.dims.push_back(rule);
+    }
+  }
+  // A grid of formulas without symbols or dims is a constant; formulas that
+  // fail here (a symbol, a dim, a division by zero) are evaluated at each
+  // launch, which reports their errors.
+  bundle::GridEnv none;
+  none.dim = [](int64_t, int64_t, int64_t &) { return false; };
+  bool constant = true;
+  for (int axis = 0; constant && axis < 3; ++axis) {
+    int64_t value;
+    std::string error;
+    constant =
+        bundle::evaluateGridExpr(kernel.info.grid[axis], none, value, error) &&
+        value >= 0 && value <= UINT32_MAX;
+    if (constant)
+      plan.grid[axis] = static_cast<uint32_t>(value);
+  }
+  plan.constantGrid = constant;
+}
 
 extern "C" {
 

@@ -108,6 +108,7 @@ tessera_status_t loadBundle(tessera_device_s *device, std::string_view data,
       return s;
     }
     kernel->info = std::move(info);
+    tessera::runtime::prepareLaunchPlan(*kernel);
     module->kernels.push_back(std::move(kernel));
   }
   *out = module.release();
