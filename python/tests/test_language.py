@@ -235,3 +235,35 @@ def test_whole_tensor_copy_and_slices(rng):
     kernel = tessera.compile(k, out_idx=[1])
     a = rng.standard_normal((4, 64)).astype(np.float32)
     np.testing.assert_array_equal(kernel(a), a)
+
+
+def test_use_swizzle_sets_the_block_order(rng):
+    """T.use_swizzle(panel_size) records tile.raster on the kernel (grouped
+    block order), enable=False linear order; the result is the same."""
+    def make(panel=None, enable=True):
+        @T.prim_func
+        def mm(A: T.Tensor((40, 16), "float32"), B: T.Tensor((16, 56), "float32"),
+               C: T.Tensor((40, 56), "float32")):
+            with T.Kernel(T.ceildiv(56, 8), T.ceildiv(40, 8), threads=32) as (bx, by):
+                T.use_swizzle(panel_size=panel, enable=enable)
+                a = T.alloc_shared((8, 16), "float32")
+                b = T.alloc_shared((16, 8), "float32")
+                c = T.alloc_fragment((8, 8), "float32")
+                T.copy(A[by * 8, 0], a)
+                T.copy(B[0, bx * 8], b)
+                T.gemm(a, b, c, clear_accum=True)
+                T.copy(c, C[by * 8, bx * 8])
+        return tessera.compile(mm, out_idx=[2])
+
+    a = rng.standard_normal((40, 16)).astype(np.float32)
+    b = rng.standard_normal((16, 56)).astype(np.float32)
+    for kw, attr in (({"panel": 3}, "tile.raster = 3"),
+                     ({"panel": 3, "enable": False}, "tile.raster = 1"),
+                     ({}, None)):
+        k = make(**kw)
+        ir = k.get_tile_ir()
+        if attr:
+            assert attr in ir
+        else:
+            assert "tile.raster" not in ir
+        np.testing.assert_allclose(k(a, b), a @ b, rtol=1e-5, atol=1e-5)

@@ -160,6 +160,15 @@ int tessera::tool::runCompile(int argc, char **argv) {
     request.num_targets = targets.size();
     request.opt_level = args.optLevel;
     request.print_ir_after_all = args.printIRAfterAll;
+    if (!args.dumpDir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(args.dumpDir, ec);
+      if (ec) {
+        std::fprintf(stderr, "error: cannot create --dump-dir '%s': %s\n",
+                     args.dumpDir.c_str(), ec.message().c_str());
+        return 1;
+      }
+    }
     request.dump_dir = args.dumpDir.c_str();
     request.use_cache = !args.noCache;
     request.default_plugin_dir = pluginDir.c_str();

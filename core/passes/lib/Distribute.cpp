@@ -2079,8 +2079,32 @@ LogicalResult Distributor::run(DistributedKernel &out) {
                                         gpu::Dimension::z};
   b.setInsertionPoint(kernel);
   Block &kb = kernel.getBodyBlock();
+  SmallVector<Value, 3> blockIds;
   for (auto [i, arg] : llvm::enumerate(kb.getArguments()))
-    arg.replaceAllUsesWith(gpu::BlockIdOp::create(b, loc, dims[i]));
+    blockIds.push_back(gpu::BlockIdOp::create(b, loc, dims[i]));
+  // Grouped block order (tile.raster = G, see RasterOrder.cpp): the linear
+  // index id = y * gx + x walks G block rows down each column, then the next
+  // column; the last group takes the rows left.
+  if (auto r = kernel->getAttrOfType<IntegerAttr>("tile.raster");
+      r && r.getInt() > 1 && blockIds.size() >= 2) {
+    // The grid's sizes as the program computes them (the launch uses the
+    // same formulas), not the hardware's grid registers: ROCDL has none.
+    Value gx = kernel.getGrid()[0], gy = kernel.getGrid()[1];
+    Value g = c(r.getInt());
+    Value id = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, blockIds[1], gx), blockIds[0]);
+    Value per = arith::MulIOp::create(b, loc, g, gx);
+    Value group = arith::DivUIOp::create(b, loc, id, per);
+    Value firstY = arith::MulIOp::create(b, loc, group, g);
+    Value rows = arith::MinUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, gy, firstY), g);
+    Value inGroup = arith::RemUIOp::create(b, loc, id, per);
+    blockIds[1] = arith::AddIOp::create(
+        b, loc, firstY, arith::RemUIOp::create(b, loc, inGroup, rows));
+    blockIds[0] = arith::DivUIOp::create(b, loc, inGroup, rows);
+  }
+  for (auto [i, arg] : llvm::enumerate(kb.getArguments()))
+    arg.replaceAllUsesWith(blockIds[i]);
   Block *parent = kernel->getBlock();
   kb.getTerminator()->erase();
   // Stage barriers are initialized by one thread before anything else.

@@ -14,10 +14,12 @@ void registerInferLayoutsPass();
 void registerSwizzleSharedPass();
 void registerPipelinePass();
 void registerPlanSharedPass();
+void registerRasterOrderPass();
 
 void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
                           AtomFilter filter) {
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createRasterOrderPass(target));
   pm.addPass(createInferLayoutsPass(target, std::move(filter)));
   pm.addPass(createSwizzleSharedPass(target));
   pm.addPass(createPipelinePass(target));
@@ -31,12 +33,14 @@ void registerTesseraPasses() {
   registerSwizzleSharedPass();
   registerPipelinePass();
   registerPlanSharedPass();
+  registerRasterOrderPass();
   // `--tessera-pipeline=sm_90a`, `--tessera-pipeline=path/to/t.toml` or
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
       "tessera-pipeline",
-      "verify, canonicalize, infer layouts, swizzle, pipeline, plan shared "
-      "memory for a target (chip name or description path)",
+      "verify, canonicalize, choose the block order, infer layouts, swizzle, "
+      "pipeline, plan shared memory for a target (chip name or description "
+      "path)",
       [](OpPassManager &pm, StringRef options,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         std::string t = options.trim().str();

@@ -391,12 +391,15 @@ class _Parser:
                 inner.names[n] = Value(name, "index")
         self.em.push()
         self.in_kernel = True
+        self.kernel_raster = None
         try:
             self.body(node.body, inner)
         finally:
             self.in_kernel = False
         header = "tile.kernel blocks(%s) in (%s) threads = %d" % (
             ", ".join(ssa), ", ".join(g.name for g in grid), threads)
+        if self.kernel_raster is not None:
+            header += " attributes {tile.raster = %d}" % self.kernel_raster
         self.em.pop(header, self.pos(node))
 
     def stmt_For(self, node, scope):
@@ -987,8 +990,25 @@ class _Parser:
         self.atomic(node, scope, "max")
 
     def call_use_swizzle(self, node, scope):
-        self.bind_args(node, scope, ["panel_size", "order", "enable"],
-                       {"panel_size": None, "order": "row", "enable": True})
+        # A block order: panel_size block rows walked together
+        # (tile.raster); enable=False keeps the linear order; without
+        # panel_size the compiler chooses. `order` is accepted.
+        a = self.bind_args(node, scope, ["panel_size", "order", "enable"],
+                           {"panel_size": None, "order": "row",
+                            "enable": True})
+        if not self.in_kernel:
+            raise self.error("T.use_swizzle belongs inside a T.Kernel", node)
+        enable, panel = a["enable"], a["panel_size"]
+        if self.is_ir(enable) or self.is_ir(panel):
+            raise self.error("T.use_swizzle takes values known when the "
+                             "kernel is parsed", node)
+        if not enable:
+            self.kernel_raster = 1
+        elif panel is not None:
+            if not isinstance(panel, int) or panel < 1:
+                raise self.error("T.use_swizzle: panel_size must be a "
+                                 "positive int, got %r" % (panel,), node)
+            self.kernel_raster = panel
 
     def call_ceildiv(self, node, scope):
         a = self.bind_args(node, scope, ["a", "b"])

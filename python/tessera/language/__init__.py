@@ -332,8 +332,9 @@ def cast(value, dtype):
 
 @_builtin
 def use_swizzle(panel_size=None, order="row", enable=True):
-    """Accepted and ignored: a block rasterization hint; tessera's passes
-    choose the block order."""
+    """Block order: panel_size block rows walked together down each column
+    (tile.raster = panel_size); enable=False keeps linear order; without
+    panel_size the raster-order pass chooses. `order` is accepted."""
 
 
 class GemmWarpPolicy:

@@ -39,12 +39,14 @@ std::unique_ptr<mlir::Pass> createInferLayoutsPass(const std::string &target,
 std::unique_ptr<mlir::Pass> createSwizzleSharedPass(const std::string &target);
 std::unique_ptr<mlir::Pass> createPipelinePass(const std::string &target);
 std::unique_ptr<mlir::Pass> createPlanSharedPass(const std::string &target);
+std::unique_ptr<mlir::Pass> createRasterOrderPass(const std::string &target);
 
-/// Adds verify/canonicalize, infer layouts, swizzle, pipeline, plan shared.
+/// Adds verify/canonicalize, raster order, infer layouts, swizzle, pipeline,
+/// plan shared.
 void buildTesseraPipeline(mlir::OpPassManager &pm, const std::string &target,
                           AtomFilter filter = {});
 
-/// Registers the four passes (`tessera-infer-layouts`,
+/// Registers the five passes (`tessera-infer-layouts`,
 /// `tessera-swizzle-shared`, `tessera-pipeline-loops`... see docs/passes.md)
 /// and the pipeline `tessera-pipeline=<chip or path>`.
 void registerTesseraPasses();
