@@ -5,11 +5,12 @@
 # tree and from the BEFORE commit's source (before/), then
 #  - python/tests/test_torch.py (CUDA tensors, current streams, fp8, bf16);
 #  - bench/python/launch_overhead.py ROUNDS times with TileLang and Triton
-#    (the first with --breakdown), the BEFORE package once (tessera and
-#    torch.add only), this tree without torch's DLPack exchange API once
+#    (the first with --breakdown), then the BEFORE package and this tree in
+#    alternating processes (tessera and torch.add only, twice each), then
+#    this tree without torch's DLPack exchange API
 #    (TESSERA_NO_DLPACK_EXCHANGE=1, with --breakdown);
-#  - tessera-bench-launch (the C API alone) with this tree's runtime library
-#    and BEFORE's.
+#  - tessera-bench-launch (the C API alone, and cuLaunchKernel straight
+#    through libcuda) with this tree's runtime library and BEFORE's.
 # Every jit compile must be answered by the carried cache. Results in $OUT.
 #   bench/python/gpu-launch.sh [ROUNDS]     (default 3)
 set -uo pipefail
@@ -42,25 +43,33 @@ PYTHONPATH="$new" python3 -m pytest -q -p no:cacheprovider python/tests/test_tor
   tee "$out/pytest.txt" | tail -4
 bench() {  # name, PYTHONPATH, args...
   local name="$1" path="$2"; shift 2
-  PYTHONPATH="$path" python3 bench/python/launch_overhead.py --device cuda "$@" \
-    > "$out/launch-$name.json" 2> "$out/launch-$name.err"
+  PYTHONPATH="$path" python3 bench/python/launch_overhead.py --device cuda \
+    --json "$out/launch-$name.json" "$@" > "$out/launch-$name.out" 2>&1
   python3 - "$out/launch-$name.json" "$name" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
-print(sys.argv[2], {k: v.get("us_per_call", v.get("skipped", "")[:60]) for k, v in r.items()})
+print(sys.argv[2], {k: (v["us_per_call"], v["min_us"]) if "us_per_call" in v
+                    else v.get("skipped", "")[:60] for k, v in r.items()})
 b = r.get("tessera", {}).get("breakdown_us")
 if b:
     print("  breakdown", b, "exchange api:", r["tessera"].get("dlpack_exchange_api"))
 PY
 }
+# With TileLang and Triton; rounds interleaved within each run.
 for r in $(seq 1 "$rounds"); do
   extra=""; [ "$r" = 1 ] && extra="--breakdown"
-  bench "run$r" "$new" $extra
+  bench "run$r" "$new" --rounds 9 --iters 10000 $extra
 done
-bench before "$d/before/python:$tests" --peers tessera
-TESSERA_NO_DLPACK_EXCHANGE=1 bench attributes "$new" --peers tessera --breakdown
-echo "== C API (tessera-bench-launch, elementwise_add N=1024)"
+# BEFORE and this tree in alternating processes (tessera and torch.add).
+for r in 1 2; do
+  bench "before$r" "$d/before/python:$tests" --peers tessera --rounds 9 --iters 10000
+  bench "after$r" "$new" --peers tessera --rounds 9 --iters 10000
+done
+TESSERA_NO_DLPACK_EXCHANGE=1 bench attributes "$new" --peers tessera --breakdown --rounds 9 --iters 10000
+echo "== C API (tessera-bench-launch, elementwise_add N=1024; raw cuLaunchKernel beside it)"
 for lib in "$d/lib" "$d/before/lib"; do
   LD_LIBRARY_PATH="$lib" "$d/bin/tessera-bench-launch" --bundle "$d/bundles/elementwise_add.tsb" \
-    --device cuda --n 1024 --iters 100000 --rounds 5 2>&1 | tail -1 | tee -a "$out/c-api.jsonl"
+    --device cuda --n 1024 --iters 100000 --rounds 5 \
+    --raw-cubin "$d/bin/cuda_test_kernels.sm_90a.cubin" --raw-kernel tessera_kernel_vadd 2>&1 |
+    tail -1 | tee -a "$out/c-api.jsonl"
 done

@@ -9,12 +9,14 @@ The kernel is an element-wise add of two f32 vectors of N elements (one
 block), written once per framework. Each framework's kernel is compiled and
 warmed up first; then `iters` back-to-back calls are timed with the host's
 clock (torch.cuda.synchronize() after the loop, not timed per call:
-the cost measured is the host's, the GPU work is tiny), median over
-`rounds`. Peers that are not importable (or fail) are reported with the
-reason and skipped. Prints one JSON object:
+the cost measured is the host's, the GPU work is tiny), median (and min)
+over `rounds`; the rounds of all frameworks are interleaved, so a host
+whose speed drifts shifts them alike. Peers that are not importable (or
+fail) are reported with the reason and skipped. Prints one JSON object
+(also to --json PATH):
 
     {"device": ..., "torch": ..., "n": ..., "results": {
-        "tessera": {"us_per_call": ..., "version": ...},
+        "tessera": {"us_per_call": ..., "min_us": ..., "version": ...},
         "tilelang": {...} | {"skipped": "reason"},
         "triton": {...} | {"skipped": "reason"},
         "torch_add": {...}}}
@@ -31,18 +33,24 @@ import sys
 import time
 
 
-def time_calls(fn, iters, rounds, sync):
-    fn()
+def time_calls(fns, iters, rounds, sync):
+    """{name: callable} -> {name: (median, min)} host microseconds per
+    call. Rounds are interleaved (each round times every callable once, in
+    turn), so that a host whose speed drifts during the run (a shared
+    machine) shifts all of them alike."""
+    for fn in fns.values():
+        fn()
     sync()
-    per = []
+    per = {k: [] for k in fns}
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        t1 = time.perf_counter()
-        sync()
-        per.append((t1 - t0) / iters * 1e6)
-    return statistics.median(per)
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                fn()
+            t1 = time.perf_counter()
+            sync()
+            per[k].append((t1 - t0) / iters * 1e6)
+    return {k: (statistics.median(v), min(v)) for k, v in per.items()}
 
 
 def tessera_add(n, block):
@@ -116,6 +124,9 @@ def main():
     p.add_argument("--block", type=int, default=1024)
     p.add_argument("--iters", type=int, default=20000)
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--json", default=None,
+                   help="also write the JSON here (peers may print to "
+                   "stdout)")
     p.add_argument("--breakdown", action="store_true",
                    help="also time the pieces of a tessera call")
     p.add_argument("--peers", default="tessera,tilelang,triton",
@@ -141,6 +152,7 @@ def main():
     if device == "cuda":
         peers.append(("triton", triton_add))
     peers = [(label, make) for label, make in peers if label in wanted]
+    calls = {}
     for label, make in peers:
         try:
             kernel, version = make(args.n, args.block)
@@ -148,11 +160,15 @@ def main():
             sync()
             if not torch.allclose(got, want):
                 raise RuntimeError("wrong result")
-            us = time_calls(lambda: kernel(a, b), args.iters, args.rounds,
-                            sync)
-            results[label] = {"us_per_call": round(us, 3), "version": version}
+            calls[label] = (lambda k: lambda: k(a, b))(kernel)
+            results[label] = {"version": version}
         except Exception as e:  # a missing or broken peer is reported
             results[label] = {"skipped": "%s: %s" % (type(e).__name__, e)}
+    calls["torch_add"] = lambda: torch.add(a, b)
+    results["torch_add"] = {"version": torch.__version__}
+    for label, (med, low) in time_calls(calls, args.iters, args.rounds,
+                                        sync).items():
+        results[label].update(us_per_call=round(med, 3), min_us=round(low, 3))
     if args.breakdown and "us_per_call" in results.get("tessera", {}):
         import tessera.runtime as rt
         kernel, _ = tessera_add(args.n, args.block)
@@ -160,9 +176,10 @@ def main():
         kernel(a, b, c_out)
         k_rt = next(iter(kernel._torch_targets.values()))[0]
         pieces = {
+            "call": lambda: kernel(a, b),
+            "call_all_args": lambda: kernel(a, b, c_out),
             "torch_empty_like": lambda: torch.empty_like(a),
             "new_empty": lambda: a.new_empty((args.n,), dtype=a.dtype),
-            "call_all_args": lambda: kernel(a, b, c_out),
             "runtime_launch": lambda: k_rt.launch([a, b, c_out], 0),
             "tensor_dtype": lambda: a.dtype,
             "tensor_shape": lambda: a.shape,
@@ -182,16 +199,17 @@ def main():
         results["tessera"]["dlpack_exchange_api"] = bool(
             getattr(rt, "_TORCH_EXCHANGE", [False])[0:1] == [True])
         results["tessera"]["breakdown_us"] = {
-            k: round(time_calls(f, args.iters, args.rounds, sync), 3)
-            for k, f in pieces.items()}
-    us = time_calls(lambda: torch.add(a, b), args.iters, args.rounds, sync)
-    results["torch_add"] = {"us_per_call": round(us, 3),
-                            "version": torch.__version__}
-    print(json.dumps({"bench": "python_launch_overhead", "device": name,
-                      "device_kind": device, "torch": torch.__version__,
-                      "python": sys.version.split()[0], "n": args.n,
-                      "iters": args.iters, "rounds": args.rounds,
-                      "goal_us": 10.0, "results": results}, indent=2))
+            k: round(med, 3) for k, (med, _) in time_calls(
+                pieces, args.iters, args.rounds, sync).items()}
+    text = json.dumps({"bench": "python_launch_overhead", "device": name,
+                       "device_kind": device, "torch": torch.__version__,
+                       "python": sys.version.split()[0], "n": args.n,
+                       "iters": args.iters, "rounds": args.rounds,
+                       "goal_us": 10.0, "results": results}, indent=2)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text + "\n")
+    print(text)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 #    frontend must not have changed since, or the GPU run misses the cache);
 #  - this build's runtime side: libtessera_runtime, the runtime plugins, the
 #    static libraries tessera._runtime links, the package's .py files,
-#    tessera-bench-launch and an elementwise_add bundle (sm_90a + host);
+#    tessera-bench-launch, an elementwise_add bundle (sm_90a + host) and the
+#    cuda runtime tests' cubin (its vadd kernel: the driver's floor);
 #  - before/: BEFORE's python/tessera and runtime_module.cpp, with the
 #    runtime library of .devcarry/py (built from BEFORE's runtime sources).
 #   bench/python/prepare-gpu-launch.sh BEFORE      (a commit)
@@ -26,6 +27,8 @@ cp -r $b/python/tessera "$d/python/"; rm -f "$d"/python/tessera/*.so
 cp $b/bin/tessera-bench-launch "$d/bin/"
 # The C API's bench bundle from scripts/gpu/prepare.sh (sm_90a and the host).
 cp .devcarry/bundles/elementwise_add.tsb "$d/bundles/"
+# The cuda runtime tests' kernels (tessera_kernel_vadd: the raw driver floor).
+cp .devcarry/build/bin/cuda_test_kernels.sm_90a.cubin "$d/bin/"
 git show "$before:python/src/runtime_module.cpp" > "$d/before/runtime_module.cpp"
 git archive "$before" python/tessera | tar -x -C "$d/before"
 cp -a $src/lib/libtessera_runtime.so* "$d/before/lib/"
