@@ -3,12 +3,15 @@
 //   tessera run k.tsb [--kernel <name>] [--shape M=1000,N=1000,...]
 //               [--scalar <name>=<value>]... [--device <index>|<plugin>]
 //               [--iters N] [--warmup N] [--seed S] [--flops <formula>]
-//               [--no-check] [--json]
+//               [--no-check] [--json] [--dump <dir>]
 //
 // Fills the kernel's tensor arguments with random data, runs it, and checks
 // every tensor against the same kernel run on the host CPU from the bundle's
 // CPU image (when the run itself is on another device), then prints the
-// median time (and GFLOP/s with --flops "2*M*N*K").
+// median time (and GFLOP/s with --flops "2*M*N*K"). --dump <dir> writes
+// each tensor's input, checked result and reference as text, one element a
+// line in row-major order (<dir>/<arg>.input.txt, .result.txt,
+// .reference.txt), so a failed check shows which elements are wrong.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <new>
 #include <optional>
@@ -37,7 +41,7 @@ using namespace tessera::tool;
 namespace {
 
 struct RunOptions {
-  std::string bundlePath, kernel, device, flops;
+  std::string bundlePath, kernel, device, flops, dumpDir;
   std::map<std::string, int64_t, std::less<>> shape;
   std::map<std::string, std::string> scalars;
   int iters = 10, warmup = 2;
@@ -79,6 +83,8 @@ RunOptions parseArgs(int argc, char **argv) {
       o.check = false;
     else if (a == "--json")
       o.json = true;
+    else if (a == "--dump")
+      o.dumpDir = value();
     else if (a == "--iters" || a == "--warmup" || a == "--seed") {
       int64_t v;
       std::string s = value();
@@ -125,7 +131,7 @@ RunOptions parseArgs(int argc, char **argv) {
   if (o.bundlePath.empty())
     fail("usage: tessera run <bundle.tsb> [--kernel NAME] [--shape M=..,N=..] "
          "[--scalar NAME=VALUE] [--device INDEX|PLUGIN] [--iters N] [--flops "
-         "FORMULA]");
+         "FORMULA] [--dump DIR]");
   return o;
 }
 
@@ -332,6 +338,23 @@ std::string compareAll(const std::vector<HostTensor> &result,
   return state;
 }
 
+/// Writes each tensor of `ts` to <dir>/<arg name>.<what>.txt, one element a
+/// line (row-major, widened to double; %.9g round-trips f32 and narrower).
+void dumpTensors(const std::string &dir, const std::vector<TensorPlan> &plans,
+                 const std::vector<HostTensor> &ts, const char *what) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (size_t i = 0; i < ts.size() && i < plans.size(); ++i) {
+    std::string path = dir + "/" + plans[i].arg->name + "." + what + ".txt";
+    FILE *f = std::fopen(path.c_str(), "w");
+    if (!f)
+      fail("--dump: cannot write '" + path + "'");
+    for (int64_t e = 0, n = ts[i].numElements(); e < n; ++e)
+      std::fprintf(f, "%.9g\n", ts[i].get(e));
+    std::fclose(f);
+  }
+}
+
 int run(const RunOptions &o) {
   bundle::Bundle b;
   std::string error;
@@ -447,6 +470,10 @@ int run(const RunOptions &o) {
   kernel.launch(l.args, &stream);
   stream.synchronize();
   std::vector<HostTensor> result = download(l, plans, tensors);
+  if (!o.dumpDir.empty()) {
+    dumpTensors(o.dumpDir, plans, tensors, "input");
+    dumpTensors(o.dumpDir, plans, result, "result");
+  }
 
   std::string checkState = "skipped";
   double worst = 0;
@@ -462,6 +489,8 @@ int run(const RunOptions &o) {
       Module hostModule = hd.loadBundle(o.bundlePath);
       hostModule.kernel(k->name).launch(hl.args);
       std::vector<HostTensor> ref = download(hl, plans, tensors);
+      if (!o.dumpDir.empty())
+        dumpTensors(o.dumpDir, plans, ref, "reference");
       checkState = compareAll(result, ref, worst);
     } else {
       checkState = "skipped (the bundle has no host CPU image to compare with)";
@@ -473,6 +502,8 @@ int run(const RunOptions &o) {
     std::string why;
     if (computeReference(std::string(image->string("tessera.source")), k->name,
                          tensors, scalars, ref, why)) {
+      if (!o.dumpDir.empty())
+        dumpTensors(o.dumpDir, plans, ref, "reference");
       checkState = compareAll(result, ref, worst);
       checkState += " (reference: tile interpreter)";
     } else {

@@ -42,6 +42,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -272,6 +273,81 @@ LogicalResult pushConstantSlots(spv::ModuleOp spvModule) {
   return success();
 }
 
+/// Under the Vulkan memory model (the one modules with cooperative matrices
+/// declare) a plain load or store is private to its invocation: barriers
+/// order only non-private accesses between invocations (Vulkan spec, Memory
+/// Model, "Private vs. Non-Private"), so without more, the exchanges through
+/// workgroup memory that distribution separates by barriers (reductions
+/// across warps, layout conversions, the cooperative-matrix reorder) are
+/// not ordered at all. Accesses to workgroup memory, and in kernels whose
+/// shared tiles spill to the device-memory scratch (`scratchFns`) accesses
+/// to storage buffers, become non-private, and the barriers that order
+/// memory make the writes before them available and those after them
+/// visible: what spirv-opt's memory-model upgrade and glslang do for shared
+/// variables. Function-storage accesses (fragments, locals) stay private.
+void nonPrivateSharedAccesses(spv::ModuleOp m,
+                              const llvm::StringSet<> &scratchFns) {
+  MLIRContext *ctx = m.getContext();
+  constexpr spv::MemorySemantics ordering =
+      spv::MemorySemantics::Acquire | spv::MemorySemantics::Release |
+      spv::MemorySemantics::AcquireRelease |
+      spv::MemorySemantics::SequentiallyConsistent;
+  auto availableVisible = [&](spv::MemorySemantics sem) {
+    // Only barriers that order some storage class.
+    if (!spv::bitEnumContainsAny(sem, ordering) || sem == (sem & ordering))
+      return sem;
+    return sem | spv::MemorySemantics::MakeAvailable |
+           spv::MemorySemantics::MakeVisible;
+  };
+  for (auto fn : m.getOps<spv::FuncOp>()) {
+    bool scratch = scratchFns.contains(fn.getName());
+    auto shared = [&](Value ptr) {
+      auto pt = dyn_cast<spv::PointerType>(ptr.getType());
+      if (!pt)
+        return false;
+      spv::StorageClass sc = pt.getStorageClass();
+      return sc == spv::StorageClass::Workgroup ||
+             (scratch && sc == spv::StorageClass::StorageBuffer);
+    };
+    auto nonPrivate = [&](std::optional<spv::MemoryAccess> old) {
+      return spv::MemoryAccessAttr::get(
+          ctx, old.value_or(spv::MemoryAccess::None) |
+                   spv::MemoryAccess::NonPrivatePointer);
+    };
+    fn.walk([&](Operation *op) {
+      if (auto l = dyn_cast<spv::LoadOp>(op)) {
+        if (shared(l.getPtr()))
+          l.setMemoryAccessAttr(nonPrivate(l.getMemoryAccess()));
+      } else if (auto st = dyn_cast<spv::StoreOp>(op)) {
+        if (shared(st.getPtr()))
+          st.setMemoryAccessAttr(nonPrivate(st.getMemoryAccess()));
+      } else if (auto cl = dyn_cast<spv::KHRCooperativeMatrixLoadOp>(op)) {
+        if (shared(cl.getPointer()))
+          cl.setMemoryOperandAttr(nonPrivate(cl.getMemoryOperand()));
+      } else if (auto cs = dyn_cast<spv::KHRCooperativeMatrixStoreOp>(op)) {
+        if (shared(cs.getPointer()))
+          cs.setMemoryOperandAttr(nonPrivate(cs.getMemoryOperand()));
+      } else if (auto cb = dyn_cast<spv::ControlBarrierOp>(op)) {
+        cb.setMemorySemantics(availableVisible(cb.getMemorySemantics()));
+      } else if (auto mb = dyn_cast<spv::MemoryBarrierOp>(op)) {
+        mb.setMemorySemantics(availableVisible(mb.getMemorySemantics()));
+      }
+    });
+  }
+}
+
+/// Whether an op of `m` uses Device scope (atomics on global tensors), which
+/// the Vulkan memory model allows only with VulkanMemoryModelDeviceScope.
+bool usesDeviceScope(spv::ModuleOp m) {
+  bool found = false;
+  m.walk([&](Operation *op) {
+    for (NamedAttribute a : op->getAttrs())
+      if (auto s = dyn_cast<spv::ScopeAttr>(a.getValue()))
+        found |= s.getValue() == spv::Scope::Device;
+  });
+  return found;
+}
+
 void appendWord(std::vector<char> &out, uint32_t w) {
   for (int i = 0; i < 4; ++i)
     out.push_back(char((w >> (8 * i)) & 0xff));
@@ -330,9 +406,11 @@ LogicalResult tessera::spirv::emitSpirvImage(
     return failure();
   // Barriers of kernels with shared tiles in device memory order that
   // memory too.
+  llvm::StringSet<> scratchFns;
   for (auto fn : spvModule.getOps<spv::FuncOp>()) {
     if (!fn->hasAttr("tessera.scratch_bytes"))
       continue;
+    scratchFns.insert(fn.getName());
     fn.walk([&](spv::ControlBarrierOp bar) {
       bar.setMemorySemantics(bar.getMemorySemantics() |
                              spv::MemorySemantics::UniformMemory);
@@ -363,8 +441,14 @@ LogicalResult tessera::spirv::emitSpirvImage(
                               spv::Extension::SPV_KHR_vulkan_memory_model))
         exts.push_back(spv::Extension::SPV_KHR_vulkan_memory_model);
     }
-    if (llvm::is_contained(caps, spv::Capability::VulkanMemoryModel))
+    if (llvm::is_contained(caps, spv::Capability::VulkanMemoryModel)) {
       spvModule.setMemoryModel(spv::MemoryModel::Vulkan);
+      nonPrivateSharedAccesses(spvModule, scratchFns);
+      if (usesDeviceScope(spvModule) &&
+          !llvm::is_contained(caps,
+                              spv::Capability::VulkanMemoryModelDeviceScope))
+        caps.push_back(spv::Capability::VulkanMemoryModelDeviceScope);
+    }
     spvModule.setVceTripleAttr(
         spv::VerCapExtAttr::get(spv::Version::V_1_6, caps, exts, ctx));
   }

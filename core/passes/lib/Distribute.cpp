@@ -94,6 +94,8 @@ struct FragTile {
   /// (MmaAtom::cOpaque): which order the registers are in now. Uniform: all
   /// equal (just filled), so in both. Between ops the order is Opaque.
   const target::MmaAtom *opaqueAtom = nullptr;
+  /// Which of the reorder regions it moves through (one per accumulator).
+  int64_t reorderSlot = 0;
   enum class Order { Layout, Opaque, Uniform };
   std::shared_ptr<Order> order;
 };
@@ -201,6 +203,12 @@ private:
   /// Accumulators of gemms with opaque-order atoms, and where in shared
   /// memory each warp moves one atom instance through to reorder them.
   llvm::DenseMap<Value, const target::MmaAtom *> opaqueAccumulators;
+  /// Each accumulator has a reorder region of its own, so the registers of
+  /// two accumulators never come from the same shared addresses: NVIDIA's
+  /// Vulkan driver took loads of one address in two reorders (with the
+  /// other accumulator's cooperative-matrix store and barriers between) for
+  /// one value, and dropped the absf of the two accumulators' product.
+  llvm::DenseMap<Value, int64_t> reorderSlots;
   int64_t reorderBase = 0, reorderBytesPerWarp = 0;
   bool reorderFailed = false;
   void reorder(FragTile &f, FragTile::Order to);
@@ -442,6 +450,7 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
     if (auto it = opaqueAccumulators.find(op.getResult());
         it != opaqueAccumulators.end()) {
       f.opaqueAtom = it->second;
+      f.reorderSlot = reorderSlots.lookup(op.getResult());
       f.order = std::make_shared<FragTile::Order>(FragTile::Order::Layout);
     }
     int64_t words =
@@ -1929,9 +1938,9 @@ void Distributor::reorderUsedBy(Operation *op) {
   });
 }
 
-/// Moves each atom instance of `f` through this warp's region of shared
-/// memory: the backend stores (or loads) its opaque order, the lanes load
-/// (or store) the elements their layout places.
+/// Moves each atom instance of `f` through this warp's part of its own
+/// reorder region of shared memory: the backend stores (or loads) its opaque
+/// order, the lanes load (or store) the elements their layout places.
 void Distributor::reorder(FragTile &f, FragTile::Order to) {
   if (*f.order == to || *f.order == FragTile::Order::Uniform) {
     *f.order = to;
@@ -1945,8 +1954,10 @@ void Distributor::reorder(FragTile &f, FragTile::Order to) {
   auto ty = MemRefType::get(
       {count}, f.elem, MemRefLayoutAttrInterface{},
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
-  Value mem = memref::ViewOp::create(b, loc, ty, smemBytes, c(reorderBase),
-                                     ValueRange{});
+  Value mem = memref::ViewOp::create(
+      b, loc, ty, smemBytes,
+      c(reorderBase + f.reorderSlot * reorderBytesPerWarp * numWarps),
+      ValueRange{});
   Value base = mul(warp, c(reorderBytesPerWarp / eb));
   for (int64_t inst = 0; inst < f.regs / atomRegs; ++inst) {
     SmallVector<Value> regs;
@@ -2011,6 +2022,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     if (!atom || !atom->cOpaque)
       return;
     opaqueAccumulators[g.getC()] = atom;
+    reorderSlots.try_emplace(g.getC(), int64_t(reorderSlots.size()));
     int64_t eb = std::max<int64_t>(1, cast<TileType>(g.getC().getType())
                                               .getElementType()
                                               .getIntOrFloatBitWidth() /
@@ -2020,8 +2032,10 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   });
   if (reorderBytesPerWarp) {
     reorderBase = scratchBase;
-    scratchBase = llvm::alignTo(
-        reorderBase + reorderBytesPerWarp * (threads / tgt.warpSize), 128);
+    scratchBase = llvm::alignTo(reorderBase + reorderBytesPerWarp *
+                                                  (threads / tgt.warpSize) *
+                                                  int64_t(reorderSlots.size()),
+                                128);
   }
   Block &entry = body.front();
   eb.setInsertionPointToStart(&entry);
