@@ -97,10 +97,15 @@ int parseArgs(int argc, char **argv, CompileArgs &args) {
 bool writeBundle(const std::string &output, const char *bytes, size_t size) {
   std::string tmp = output + ".tmp";
   {
+    errno = 0;
     std::ofstream os(tmp, std::ios::binary);
     os.write(bytes, std::streamsize(size));
     if (!os) {
-      std::fprintf(stderr, "tessera compile: cannot write '%s'\n", tmp.c_str());
+      int err = errno;
+      std::fprintf(stderr, "tessera compile: cannot write '%s': %s\n",
+                   tmp.c_str(),
+                   err ? std::strerror(err) : "write failed");
+      std::remove(tmp.c_str());
       return false;
     }
   }

@@ -45,7 +45,7 @@ namespace {
 constexpr llvm::StringLiteral kThreadsAttr = "tessera.threads";
 /// Registers per thread beyond the fragments: addresses, indices, loop
 /// state, descriptors.
-constexpr int64_t kRegisterOverhead = 48;
+constexpr int64_t kRegisterOverhead = 32;
 
 //===----------------------------------------------------------------------===//
 // Types

@@ -124,6 +124,58 @@ std::string findPtxas() {
   return {};
 }
 
+/// Entry functions whose ptxas -v report shows spill stores or loads.
+std::vector<std::string> entriesThatSpill(llvm::StringRef log) {
+  std::vector<std::string> out;
+  llvm::StringRef current;
+  llvm::SmallVector<llvm::StringRef> lines;
+  log.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    size_t at = line.find("Function properties for ");
+    if (at != llvm::StringRef::npos) {
+      current = line.substr(at + strlen("Function properties for ")).trim();
+      continue;
+    }
+    if (current.empty() || !line.contains("bytes spill stores"))
+      continue;
+    unsigned stores = 0, loads = 0;
+    llvm::StringRef rest = line.trim();
+    // "0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads"
+    size_t s = rest.find(" bytes spill stores");
+    size_t comma = rest.rfind(',', s);
+    if (s != llvm::StringRef::npos && comma != llvm::StringRef::npos)
+      rest.substr(comma + 1, s - comma - 1).trim().getAsInteger(10, stores);
+    size_t l = rest.find(" bytes spill loads");
+    size_t comma2 = rest.rfind(',', l);
+    if (l != llvm::StringRef::npos && comma2 != llvm::StringRef::npos)
+      rest.substr(comma2 + 1, l - comma2 - 1).trim().getAsInteger(10, loads);
+    if (stores || loads)
+      out.push_back(current.str());
+    current = {};
+  }
+  return out;
+}
+
+/// Removes `.minnctapersm 2` from the directives of the named entries;
+/// returns the entries it was removed from.
+std::vector<std::string>
+dropOccupancyRequest(std::string &ptx,
+                     const std::vector<std::string> &entries) {
+  std::vector<std::string> changed;
+  for (const std::string &name : entries) {
+    size_t at = ptx.find(".entry " + name + "(");
+    if (at == std::string::npos)
+      continue;
+    size_t body = ptx.find('{', at);
+    size_t d = ptx.find(".minnctapersm 2", at);
+    if (d == std::string::npos || d > body)
+      continue;
+    ptx.erase(d, strlen(".minnctapersm 2"));
+    changed.push_back(name);
+  }
+  return changed;
+}
+
 /// Kernels that call the placeholder `__tessera_tma_map(i)` get one extra
 /// parameter per map after their slots: `ptr byval([128 x i8]) align 64`
 /// marked nvvm.grid_constant (PTX: `.param .align 64 .b8 [128]`, read in
@@ -342,11 +394,38 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   // --split-compile=0: the kernels of a module (a TMA kernel and its twin)
   // are optimized on all cores at once; compile latency is
   // dominated by ptxas.
+  // -v: the register and spill report, read below.
   llvm::SmallVector<llvm::StringRef> args = {
-      ptxas, arch, "-O3", "--split-compile=0", ptxPath, "-o", cubinPath};
-  if (!options.dumpDir.empty())
-    args.push_back("-v");
+      ptxas, arch, "-O3", "--split-compile=0", "-v", ptxPath, "-o", cubinPath};
   int rc = tessera::lowering::runTool(ptxas, args, log);
+  // A kernel asked to keep two blocks resident (.minnctapersm 2, from the
+  // fragments' register estimate) that spills under that cap is compiled
+  // again without the request: spills cost more than the occupancy gains.
+  if (rc == 0) {
+    std::vector<std::string> dropped =
+        dropOccupancyRequest(ptx, entriesThatSpill(log));
+    if (!dropped.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(ptxPath, ec);
+      if (ec)
+        return emitError(loc) << "cannot rewrite the PTX: " << ec.message();
+      os << ptx;
+      os.close();
+      std::string note = "(spilled under .minnctapersm 2, compiled again "
+                         "without it:";
+      for (const std::string &e : dropped)
+        note += " " + e;
+      log.clear();
+      rc = tessera::lowering::runTool(ptxas, args, log);
+      log = note + ")\n" + log;
+      if (!options.dumpDir.empty()) {
+        llvm::raw_fd_ostream px(options.dumpDir + "/kernel." + chip + ".ptx",
+                                ec);
+        if (!ec)
+          px << ptx;
+      }
+    }
+  }
   llvm::sys::fs::remove(ptxPath);
   if (rc != 0) {
     llvm::sys::fs::remove(cubinPath);

@@ -1184,62 +1184,96 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
   Value aligned;
   if (vec > 1)
     aligned = rowsAligned(mem, dims, vec, eb);
-  for (int64_t base = 0; base < f.regs; base += vec) {
-    SmallVector<Value> t = coordsOf(f.layout, base);
-    SmallVector<Value> g = globalIndex(off, t);
-    SmallVector<Value> conds = outerInside(g, dims);
-    auto scalar = [&]() {
-      for (int64_t i = 0; i < vec; ++i) {
-        SmallVector<Value> gi(g);
-        gi.back() = add(g.back(), c(i));
+  // Per register group: checked (each vector against the tensor's edges and
+  // alignment, elements one by one where a vector does not fit) or not.
+  auto copyRegs = [&](bool checked) {
+    for (int64_t base = 0; base < f.regs; base += vec) {
+      SmallVector<Value> t = coordsOf(f.layout, base);
+      SmallVector<Value> g = globalIndex(off, t);
+      SmallVector<Value> conds;
+      if (checked)
+        conds = outerInside(g, dims);
+      auto scalar = [&]() {
+        for (int64_t i = 0; i < vec; ++i) {
+          SmallVector<Value> gi(g);
+          gi.back() = add(g.back(), c(i));
+          SmallVector<Value> cs(conds);
+          cs.push_back(ult(gi.back(), dims.back()));
+          Value in = andAll(b, loc, cs);
+          if (toGlobal) {
+            auto ifOp = scf::IfOp::create(b, loc, in, false);
+            OpBuilder::InsertionGuard gd(b);
+            b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+            Value v = convertScalar(b, loc, regLoad(f, base + i), gElem);
+            memref::StoreOp::create(b, loc, v, mem, gi);
+          } else {
+            Value loaded = maskedLoad(mem, gi, in);
+            regStore(f, base + i, convertScalar(b, loc, loaded, f.elem));
+          }
+        }
+      };
+      if (vec == 1 && checked) {
+        scalar();
+        continue;
+      }
+      scf::IfOp ifOp;
+      if (checked) {
         SmallVector<Value> cs(conds);
-        cs.push_back(ult(gi.back(), dims.back()));
-        Value in = andAll(b, loc, cs);
-        if (toGlobal) {
-          auto ifOp = scf::IfOp::create(b, loc, in, false);
-          OpBuilder::InsertionGuard gd(b);
+        cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                           add(g.back(), c(vec)), dims.back()));
+        cs.push_back(aligned);
+        ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
+      }
+      {
+        OpBuilder::InsertionGuard gd(b);
+        if (checked)
           b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-          Value v = convertScalar(b, loc, regLoad(f, base + i), gElem);
-          memref::StoreOp::create(b, loc, v, mem, gi);
+        auto vt = VectorType::get({vec}, gElem);
+        if (toGlobal) {
+          SmallVector<Value> elems;
+          for (int64_t i = 0; i < vec; ++i)
+            elems.push_back(convertScalar(b, loc, regLoad(f, base + i), gElem));
+          Value v = vector::FromElementsOp::create(b, loc, vt, elems);
+          vector::StoreOp::create(b, loc, v, mem, g, false,
+                                  llvm::MaybeAlign(vec * eb));
         } else {
-          Value loaded = maskedLoad(mem, gi, in);
-          regStore(f, base + i, convertScalar(b, loc, loaded, f.elem));
+          Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
+                                           llvm::MaybeAlign(vec * eb));
+          for (int64_t i = 0; i < vec; ++i)
+            regStore(f, base + i,
+                     convertScalar(b, loc,
+                                   vector::ExtractOp::create(b, loc, v, i),
+                                   f.elem));
         }
       }
-    };
-    if (vec == 1) {
-      scalar();
-      continue;
-    }
-    SmallVector<Value> cs(conds);
-    cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                       add(g.back(), c(vec)), dims.back()));
-    cs.push_back(aligned);
-    auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
-    {
+      if (!checked)
+        continue;
       OpBuilder::InsertionGuard gd(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      auto vt = VectorType::get({vec}, gElem);
-      if (toGlobal) {
-        SmallVector<Value> elems;
-        for (int64_t i = 0; i < vec; ++i)
-          elems.push_back(convertScalar(b, loc, regLoad(f, base + i), gElem));
-        Value v = vector::FromElementsOp::create(b, loc, vt, elems);
-        vector::StoreOp::create(b, loc, v, mem, g, false,
-                                llvm::MaybeAlign(vec * eb));
-      } else {
-        Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
-                                         llvm::MaybeAlign(vec * eb));
-        for (int64_t i = 0; i < vec; ++i)
-          regStore(f, base + i,
-                   convertScalar(b, loc,
-                                 vector::ExtractOp::create(b, loc, v, i),
-                                 f.elem));
-      }
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      scalar();
     }
+  };
+  // A tile wholly inside the tensor, rows aligned to the vector (the common
+  // case) takes no per-vector checks: no edge indices stay live across the
+  // copy, which keeps epilogues beside large accumulators in registers.
+  SmallVector<Value> in;
+  if (vec > 1)
+    in.push_back(aligned);
+  int64_t tileRank = int64_t(f.layout.getOutDims().size());
+  for (int64_t k = 0; k < rank; ++k) {
+    int64_t ext = k < rank - tileRank ? 1
+                                      : f.layout.getOutDimSize(layout::dimName(
+                                            int(k - (rank - tileRank))));
+    in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                       add(off[k], c(ext)), dims[k]));
+  }
+  auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
+  {
     OpBuilder::InsertionGuard gd(b);
-    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    scalar();
+    b.setInsertionPoint(split.thenBlock()->getTerminator());
+    copyRegs(false);
+    b.setInsertionPoint(split.elseBlock()->getTerminator());
+    copyRegs(true);
   }
   (void)op;
   return success();
