@@ -34,9 +34,12 @@ using namespace tessera::tile;
 namespace tessera::passes {
 namespace {
 
-/// Block rows walked together: 8 rows of 128-row tiles keep a wave of 132 to
-/// 264 blocks within about 8 x 33 tiles of C.
-constexpr int64_t kDefaultGroup = 8;
+/// Block rows walked together. Measured on the H100 (docs/benchmarks.md,
+/// 2026-11-25): groups of 1, 4, 8, 16 and 32 rows for 128x128 tiles (two
+/// blocks per SM) and 128x256 tiles (one) at 4096 and 8192; 4 was within 1%
+/// of the best in three of the four and 4% in the fourth, 8 was 10% behind
+/// linear order for 128x128 tiles at 4096.
+constexpr int64_t kDefaultGroup = 4;
 
 /// Bit i set: `v` depends on the kernel's block index i.
 unsigned blockDeps(Value v, KernelOp kernel,

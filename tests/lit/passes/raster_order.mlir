@@ -1,5 +1,5 @@
 // tessera-raster-order: a gemm whose A panel follows the y block index and
-// whose B panel follows x gets grouped block order (tile.raster = 8);
+// whose B panel follows x gets grouped block order (tile.raster = 4);
 // attention (Q follows x and y, K/V follow y alone), one-dimensional grids and
 // kernels that say tile.raster themselves keep theirs. A raster below 1 is an
 // error.
@@ -10,7 +10,7 @@
 // RUN: %tessera-opt --tessera-raster-order=target=sm_90a %examples/softmax.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-raster-order=target=gfx942 %s --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=KEEP
 
-// GEMM: tile.kernel blocks({{.*}}) threads = {{[0-9]+}} attributes {tile.raster = 8 : i64}
+// GEMM: tile.kernel blocks({{.*}}) threads = {{[0-9]+}} attributes {tile.raster = 4 : i64}
 // NONE-NOT: tile.raster
 
 // The program's own choice stays, 1 included (linear order).
