@@ -139,14 +139,21 @@ def add_kernel():
     return tessera.compile(add, out_idx=[-1])
 
 
+def shape_error(e, tag):
+    """The launch refused N = 11 against N = 10, naming the line marked
+    `tag` in this file; returns the message."""
+    msg = str(e.value)
+    assert "dimension N is 10" in msg and "11" in msg
+    assert "%s:%d:" % (__file__, line_of(tag)) in msg
+    assert e.value.lineno == line_of(tag)
+    return msg
+
+
 def test_wrong_shape_at_call_time(add_kernel):
     a = np.zeros((10, 64), np.float32)
     with pytest.raises(tessera.LaunchError) as e:
         add_kernel(a, np.zeros((11, 64), np.float32))  # CALL-SHAPE
-    msg = str(e.value)
-    assert "dimension N is 10" in msg and "11" in msg
-    assert "%s:%d:" % (__file__, line_of("CALL-SHAPE")) in msg
-    assert e.value.lineno == line_of("CALL-SHAPE")
+    msg = shape_error(e, "CALL-SHAPE")
     assert "kernel 'add' (%s:" % __file__ in msg
     with pytest.raises(tessera.LaunchError) as e:
         add_kernel(a, np.zeros((10, 32), np.float32))
@@ -166,10 +173,7 @@ def test_errors_after_the_fast_path_took_over(add_kernel):
     assert add_kernel._fast_run((a, b)) is not tessera._jit._SLOW
     with pytest.raises(tessera.LaunchError) as e:
         add_kernel(a, np.zeros((11, 64), np.float32))  # FAST-SHAPE
-    msg = str(e.value)
-    assert "dimension N is 10" in msg and "11" in msg
-    assert "%s:%d:" % (__file__, line_of("FAST-SHAPE")) in msg
-    assert e.value.lineno == line_of("FAST-SHAPE")
+    shape_error(e, "FAST-SHAPE")
     with pytest.raises(tessera.LaunchError, match="f32.*f64|f64.*f32"):
         add_kernel(a, np.zeros((10, 64), np.float64))
     with pytest.raises(tessera.LaunchError, match="compact row-major"):

@@ -320,6 +320,18 @@ private:
       conds.push_back(ult(g[k], dims[k]));
     return andAll(b, loc, conds);
   }
+  /// The global indices of the element `i` past `g` along the innermost
+  /// dim, and whether it is inside the tensor (`outer`: the conditions of
+  /// the other dims, from outerInside).
+  std::pair<SmallVector<Value>, Value> shifted(ArrayRef<Value> g,
+                                               ArrayRef<Value> outer, int64_t i,
+                                               ArrayRef<Value> dims) {
+    SmallVector<Value> gi(g.begin(), g.end());
+    gi.back() = add(g.back(), c(i));
+    SmallVector<Value> cs(outer.begin(), outer.end());
+    cs.push_back(ult(gi.back(), dims.back()));
+    return {gi, andAll(b, loc, cs)};
+  }
   /// mem[idxs] where `in` holds, else zero (tensor edges).
   Value maskedLoad(Value mem, ValueRange idxs, Value in) {
     Type elem = cast<MemRefType>(mem.getType()).getElementType();
@@ -959,11 +971,7 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
         OpBuilder::InsertionGuard gd(b);
         b.setInsertionPoint(sb.getInsertionBlock(), sb.getInsertionPoint());
         for (int64_t i = 0; i < vec; ++i) {
-          SmallVector<Value> gi(g);
-          gi.back() = add(g.back(), c(i));
-          SmallVector<Value> cs(conds);
-          cs.push_back(ult(gi.back(), dims.back()));
-          Value in = andAll(b, loc, cs);
+          auto [gi, in] = shifted(g, conds, i, dims);
           Value loaded = maskedLoad(mem, gi, in);
           Value v = convertScalar(b, loc, loaded, d.elem);
           memref::StoreOp::create(b, loc, v, d.mem,
@@ -1099,12 +1107,8 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
     SmallVector<Value> conds = outerInside(g, dims);
     auto scalarLoads = [&]() {
       for (int64_t j = 0; j < vec; ++j) {
-        SmallVector<Value> gi(g);
-        gi.back() = add(g.back(), c(j));
-        SmallVector<Value> cs(conds);
-        cs.push_back(ult(gi.back(), dims.back()));
-        Value v = convertScalar(b, loc, maskedLoad(mem, gi, andAll(b, loc, cs)),
-                                sc.elem);
+        auto [gi, in] = shifted(g, conds, j, dims);
+        Value v = convertScalar(b, loc, maskedLoad(mem, gi, in), sc.elem);
         memref::StoreOp::create(b, loc, v, sc.regs, ValueRange{c(i * vec + j)});
       }
     };
@@ -1195,11 +1199,7 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
         conds = outerInside(g, dims);
       auto scalar = [&]() {
         for (int64_t i = 0; i < vec; ++i) {
-          SmallVector<Value> gi(g);
-          gi.back() = add(g.back(), c(i));
-          SmallVector<Value> cs(conds);
-          cs.push_back(ult(gi.back(), dims.back()));
-          Value in = andAll(b, loc, cs);
+          auto [gi, in] = shifted(g, conds, i, dims);
           if (toGlobal) {
             auto ifOp = scf::IfOp::create(b, loc, in, false);
             OpBuilder::InsertionGuard gd(b);
