@@ -693,8 +693,7 @@ struct InferLayoutsPass : TargetPass<InferLayoutsPass> {
 
 std::unique_ptr<Pass> createInferLayoutsPass(const std::string &target,
                                              AtomFilter filter) {
-  auto p = std::make_unique<InferLayoutsPass>();
-  p->target = target;
+  auto p = makeTargetPass<InferLayoutsPass>(target);
   p->atomFilter = std::move(filter);
   return p;
 }

@@ -52,6 +52,15 @@ struct TargetPass
   }
 };
 
+/// A new pass of type P reading `target` (the body of every
+/// create<Name>Pass).
+template <typename P>
+std::unique_ptr<P> makeTargetPass(const std::string &target) {
+  auto p = std::make_unique<P>();
+  p->target = target;
+  return p;
+}
+
 /// The tile.kernel ops of the module.
 llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);
 

@@ -280,9 +280,7 @@ struct PipelinePass : TargetPass<PipelinePass> {
 } // namespace
 
 std::unique_ptr<Pass> createPipelinePass(const std::string &target) {
-  auto p = std::make_unique<PipelinePass>();
-  p->target = target;
-  return p;
+  return makeTargetPass<PipelinePass>(target);
 }
 void registerPipelinePass() { PassRegistration<PipelinePass>(); }
 

@@ -241,9 +241,7 @@ struct PlanSharedPass : TargetPass<PlanSharedPass> {
 } // namespace
 
 std::unique_ptr<Pass> createPlanSharedPass(const std::string &target) {
-  auto p = std::make_unique<PlanSharedPass>();
-  p->target = target;
-  return p;
+  return makeTargetPass<PlanSharedPass>(target);
 }
 void registerPlanSharedPass() { PassRegistration<PlanSharedPass>(); }
 

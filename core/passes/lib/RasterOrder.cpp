@@ -124,9 +124,7 @@ struct RasterOrderPass : TargetPass<RasterOrderPass> {
 } // namespace
 
 std::unique_ptr<Pass> createRasterOrderPass(const std::string &target) {
-  auto p = std::make_unique<RasterOrderPass>();
-  p->target = target;
-  return p;
+  return makeTargetPass<RasterOrderPass>(target);
 }
 void registerRasterOrderPass() { PassRegistration<RasterOrderPass>(); }
 

@@ -140,9 +140,7 @@ struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
 } // namespace
 
 std::unique_ptr<Pass> createSwizzleSharedPass(const std::string &target) {
-  auto p = std::make_unique<SwizzleSharedPass>();
-  p->target = target;
-  return p;
+  return makeTargetPass<SwizzleSharedPass>(target);
 }
 void registerSwizzleSharedPass() { PassRegistration<SwizzleSharedPass>(); }
 
