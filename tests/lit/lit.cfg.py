@@ -78,3 +78,14 @@ if getattr(config, "tessera_sanitizers", "OFF").upper() in ("ON", "1", "TRUE"):
     config.available_features.add("asan")
 if lit.util.which("nvidia-smi"):
     config.available_features.add("nvidia-gpu")
+# A Vulkan device the spirv plugin can run on (lavapipe here and in CI).
+if os.path.exists(tool("tessera")):
+    try:
+        listing = subprocess.run([tool("tessera"), "plugins"],
+                                 capture_output=True, text=True,
+                                 timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        listing = ""
+    if any(l.lstrip().startswith("spirv") and "ready" in l
+           for l in listing.splitlines()):
+        config.available_features.add("vulkan-device")
