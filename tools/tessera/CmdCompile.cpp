@@ -103,8 +103,7 @@ bool writeBundle(const std::string &output, const char *bytes, size_t size) {
     if (!os) {
       int err = errno;
       std::fprintf(stderr, "tessera compile: cannot write '%s': %s\n",
-                   tmp.c_str(),
-                   err ? std::strerror(err) : "write failed");
+                   tmp.c_str(), err ? std::strerror(err) : "write failed");
       std::remove(tmp.c_str());
       return false;
     }
