@@ -220,6 +220,28 @@ bool CudaTargetHooks::emitAsyncCopy(OpBuilder &b, Location loc, Value shared,
   return true;
 }
 
+bool CudaTargetHooks::canAtomicAddVector(Type elem, int64_t n) const {
+  // red.global.add.v2/.v4.f32: PTX 8.1, sm_90 and later (the chips with
+  // wgmma here).
+  return wgmma && elem.isF32() && (n == 2 || n == 4);
+}
+
+void CudaTargetHooks::emitAtomicAddVector(OpBuilder &b, Location loc,
+                                          Value addr, ValueRange vals) {
+  PtxEmitter p(b, loc);
+  std::string text =
+      "red.global.add.v" + std::to_string(vals.size()) + ".f32 [$0], {";
+  std::string cons = "l";
+  SmallVector<Value> ops{arith::IndexCastUIOp::create(b, loc, p.i64, addr)};
+  for (size_t i = 0; i < vals.size(); ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i + 1);
+    cons += ",f";
+    ops.push_back(vals[i]);
+  }
+  text += "};";
+  p.asmOp(text, cons, ops);
+}
+
 void CudaTargetHooks::emitCommitGroup(OpBuilder &b, Location loc) {
   PtxEmitter(b, loc).asmOp("cp.async.commit_group;", "", ValueRange{});
 }

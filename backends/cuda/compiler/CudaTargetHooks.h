@@ -44,6 +44,9 @@ public:
                       llvm::SmallVectorImpl<mlir::Value> &out) override;
   bool emitAsyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value shared,
                      mlir::Value global, int bytes, mlir::Value valid) override;
+  bool canAtomicAddVector(mlir::Type elem, int64_t n) const override;
+  void emitAtomicAddVector(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value addr, mlir::ValueRange vals) override;
   void emitCommitGroup(mlir::OpBuilder &b, mlir::Location loc) override;
   void emitWaitGroup(mlir::OpBuilder &b, mlir::Location loc,
                      int64_t pending) override;

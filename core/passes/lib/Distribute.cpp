@@ -1526,17 +1526,94 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       }
       return success();
     }
+    // Operands stored with K innermost (A not transposed, B transposed)
+    // read `unroll` consecutive K elements per row from one chunk of the
+    // swizzle: the loop steps K by `unroll` and those reads sit at constant
+    // offsets from one computed address, which LLVM merges into one vector
+    // load (the chunk's start is aligned: the step is a multiple of it).
+    auto kInner = [&](Value tile, bool kLast) -> const SharedTile * {
+      auto it = shared.find(tile);
+      if (!kLast || it == shared.end() || it->second.shape.size() != 2)
+        return nullptr;
+      return &it->second;
+    };
+    const SharedTile *aRow = kInner(g.getA(), !ta);
+    const SharedTile *bRow = kInner(g.getB(), tb);
+    auto chunkOf = [](const SharedTile *s) -> int64_t {
+      if (!s)
+        return 0;
+      // Unswizzled tiles: rows need not start aligned (padding); no vector.
+      if (s->vec <= 0 || (s->blockCols > 0 && s->blockCols % s->vec))
+        return 1;
+      return s->vec;
+    };
+    // Registers the unrolled reads keep live: U values per distinct row of
+    // A and column of B the thread's accumulators touch.
+    llvm::SmallDenseSet<int64_t> rowsSeen, colsSeen;
+    for (int64_t reg = 0; reg < C.regs; ++reg) {
+      Coords rc = regCoords(C.layout, reg);
+      rowsSeen.insert(rc[0]);
+      colsSeen.insert(rc[1]);
+    }
+    int64_t unroll = 1;
+    for (int64_t u : {4, 2}) {
+      bool fits = K % u == 0 && (aRow || bRow) &&
+                  (!aRow || chunkOf(aRow) % u == 0) &&
+                  (!bRow || chunkOf(bRow) % u == 0) &&
+                  C.regs + u * int64_t(rowsSeen.size() + colsSeen.size()) <=
+                      tgt.registersPerThread * 7 / 8;
+      if (fits && sumT.getIntOrFloatBitWidth() == 32) {
+        unroll = u;
+        break;
+      }
+    }
+    // The element (row, k0 + i) of an operand stored [rows, K]: the address
+    // of (row, k0) plus i.
+    auto rowOperand = [&](const SharedTile &s, Value row, Value k0,
+                          int64_t i) -> Value {
+      Value off = sharedOffset(s, ValueRange{row, k0});
+      if (i)
+        off = add(off, c(i));
+      return memref::LoadOp::create(b, loc, s.mem, ValueRange{off});
+    };
+    auto stepU = [&](int64_t reg, Value acc, Value k0, int64_t i) -> Value {
+      SmallVector<Value> co = coordsOf(C.layout, reg);
+      Value k = i ? add(k0, c(i)) : k0;
+      Value av = aRow ? rowOperand(*aRow, co[0], k0, i)
+                      : operandAt(g.getA(), ta, co[0], k, nullptr);
+      Value bv = bRow ? rowOperand(*bRow, co[1], k0, i)
+                      : operandAt(g.getB(), tb, k, co[1], nullptr);
+      if (!av || !bv)
+        return Value();
+      av = convertScalar(b, loc, av, sumT);
+      bv = convertScalar(b, loc, bv, sumT);
+      if (isFloat)
+        return (Value)arith::AddFOp::create(
+            b, loc, acc, arith::MulFOp::create(b, loc, av, bv, fm), fm);
+      return (Value)arith::AddIOp::create(
+          b, loc, acc, arith::MulIOp::create(b, loc, av, bv));
+    };
     SmallVector<Value> init;
     for (int64_t reg = 0; reg < C.regs; ++reg)
       init.push_back(convertScalar(b, loc, regLoad(C, reg), sumT));
-    auto loop = scf::ForOp::create(b, loc, c(0), c(K), c(1), init);
+    auto loop = scf::ForOp::create(b, loc, c(0), c(K / unroll), c(1), init);
     {
       OpBuilder::InsertionGuard gd(b);
       b.setInsertionPointToStart(loop.getBody());
-      SmallVector<Value> next;
-      for (int64_t reg = 0; reg < C.regs; ++reg)
-        next.push_back(step(reg, loop.getRegionIterArgs()[reg],
-                            loop.getInductionVar(), std::nullopt));
+      SmallVector<Value> next(loop.getRegionIterArgs());
+      if (unroll == 1) {
+        for (int64_t reg = 0; reg < C.regs; ++reg)
+          next[reg] =
+              step(reg, next[reg], loop.getInductionVar(), std::nullopt);
+      } else {
+        Value k0 = mul(loop.getInductionVar(), c(unroll));
+        for (int64_t i = 0; i < unroll; ++i)
+          for (int64_t reg = 0; reg < C.regs; ++reg)
+            next[reg] = stepU(reg, next[reg], k0, i);
+      }
+      for (Value v : next)
+        if (!v)
+          return g.emitOpError("internal: operand element not found");
       scf::YieldOp::create(b, loc, next);
     }
     for (int64_t reg = 0; reg < C.regs; ++reg)
@@ -1759,10 +1836,52 @@ LogicalResult Distributor::lowerAtomic(AtomicOp a) {
       owner = owner ? arith::AndIOp::create(b, loc, owner, isOwner).getResult()
                     : isOwner;
     }
+    const FragTile &ft = f->second;
     auto body = [&]() {
-      for (int64_t reg = 0; reg < f->second.regs; ++reg)
-        one(coordsOf(f->second.layout, reg), regLoad(f->second, reg));
+      for (int64_t reg = 0; reg < ft.regs; ++reg)
+        one(coordsOf(ft.layout, reg), regLoad(ft, reg));
     };
+    // Registers holding consecutive elements of a row add as one vector
+    // where the target has such an atomic and the tile lies wholly inside
+    // the tensor with its rows aligned to the vector; elsewhere (edge tiles)
+    // element by element.
+    int64_t tileRank = int64_t(ft.layout.getOutDims().size());
+    int64_t vec = std::min<int64_t>(4, ft.layout.getContiguousRegisters(
+                                           layout::dimName(int(tileRank - 1))));
+    while (vec > 1 && (ft.regs % vec ||
+                       !hooks.canAtomicAddVector(mt.getElementType(), vec)))
+      vec /= 2;
+    if (!owner && vec > 1 && a.getKind() == AtomicKind::Add &&
+        isa<FloatType>(mt.getElementType()) && mt.getElementType() == ft.elem) {
+      int eb = int(mt.getElementType().getIntOrFloatBitWidth() / 8);
+      SmallVector<Value> in{rowsAligned(mem, dims, vec, eb)};
+      for (int64_t k = 0; k < rank; ++k) {
+        int64_t ext = k < rank - tileRank
+                          ? 1
+                          : ft.layout.getOutDimSize(
+                                layout::dimName(int(k - (rank - tileRank))));
+        in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                           add(off[k], c(ext)), dims[k]));
+      }
+      auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(split.thenBlock()->getTerminator());
+      Value gptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
+      for (int64_t base = 0; base < ft.regs; base += vec) {
+        SmallVector<Value> g =
+            globalIndex(off, SmallVector<Value>(coordsOf(ft.layout, base)));
+        Value lin = g[0];
+        for (int64_t k = 1; k < rank; ++k)
+          lin = add(mul(lin, dims[k]), g[k]);
+        SmallVector<Value> vals;
+        for (int64_t i = 0; i < vec; ++i)
+          vals.push_back(regLoad(ft, base + i));
+        hooks.emitAtomicAddVector(b, loc, add(gptr, mul(lin, c(eb))), vals);
+      }
+      b.setInsertionPoint(split.elseBlock()->getTerminator());
+      body();
+      return success();
+    }
     if (owner) {
       auto ifOp = scf::IfOp::create(b, loc, owner, false);
       OpBuilder::InsertionGuard gd(b);

@@ -276,6 +276,17 @@ public:
   virtual void emitBarrierAfterCopies(mlir::OpBuilder &b, mlir::Location loc) {
     emitBarrier(b, loc);
   }
+  /// Whether emitAtomicAddVector adds `n` consecutive elements of type
+  /// `elem` with one instruction.
+  virtual bool canAtomicAddVector(mlir::Type /*elem*/, int64_t /*n*/) const {
+    return false;
+  }
+  /// Atomically adds `vals` (as canAtomicAddVector accepted) to the
+  /// consecutive global-memory elements starting at address `addr` (an
+  /// `index` aligned to the whole vector); no result.
+  virtual void emitAtomicAddVector(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value /*addr*/,
+                                   mlir::ValueRange /*vals*/) {}
   /// `v` (32-bit) from lane `lane ^ mask` of the same warp.
   virtual mlir::Value emitShuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::Value v, int mask, int warpSize);
