@@ -27,6 +27,13 @@
 // RUN: diff %t.attn_fwd_d256_cross_f16.1.mlir %t.attn_fwd_d256_cross_f16.3.mlir
 // RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_fwd_d256_cross_f16.mlir | FileCheck %s --check-prefix=SM90-ATTN-FWD-D256-CROSS-F16
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_fwd_d256_cross_f16.mlir | FileCheck %s --check-prefix=SM80-ATTN-FWD-D256-CROSS-F16
+// RUN: %tessera-opt %examples/zoo/attn_fwd_d256_q128_f16.mlir -o %t.attn_fwd_d256_q128_f16.1.mlir
+// RUN: %tessera-opt %t.attn_fwd_d256_q128_f16.1.mlir -o %t.attn_fwd_d256_q128_f16.2.mlir
+// RUN: diff %t.attn_fwd_d256_q128_f16.1.mlir %t.attn_fwd_d256_q128_f16.2.mlir
+// RUN: %tessera-opt %t.attn_fwd_d256_q128_f16.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_fwd_d256_q128_f16.3.mlir
+// RUN: diff %t.attn_fwd_d256_q128_f16.1.mlir %t.attn_fwd_d256_q128_f16.3.mlir
+// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_fwd_d256_q128_f16.mlir | FileCheck %s --check-prefix=SM90-ATTN-FWD-D256-Q128-F16
+// RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_fwd_d256_q128_f16.mlir | FileCheck %s --check-prefix=SM80-ATTN-FWD-D256-Q128-F16
 // RUN: %tessera-opt %examples/zoo/attn_fwd_d64_causal_bf16.mlir -o %t.attn_fwd_d64_causal_bf16.1.mlir
 // RUN: %tessera-opt %t.attn_fwd_d64_causal_bf16.1.mlir -o %t.attn_fwd_d64_causal_bf16.2.mlir
 // RUN: diff %t.attn_fwd_d64_causal_bf16.1.mlir %t.attn_fwd_d64_causal_bf16.2.mlir
@@ -211,6 +218,15 @@
 // SM80-ATTN-FWD-D256-CROSS-F16: tile.kernel {{.*}}tile.shared_bytes = 98304 :
 // SM80-ATTN-FWD-D256-CROSS-F16: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
 // SM80-ATTN-FWD-D256-CROSS-F16: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
+
+// SM90-ATTN-FWD-D256-Q128-F16-LABEL: tile.func @attn_fwd_d256_q128_f16(
+// SM90-ATTN-FWD-D256-Q128-F16: tile.kernel {{.*}}tile.shared_bytes = 196608 :
+// SM90-ATTN-FWD-D256-Q128-F16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32"
+// SM90-ATTN-FWD-D256-Q128-F16: tile.gemm {{.*}}atom = "wgmma_m64n128k16_f16_f32_rs"
+// SM80-ATTN-FWD-D256-Q128-F16-LABEL: tile.func @attn_fwd_d256_q128_f16(
+// SM80-ATTN-FWD-D256-Q128-F16: tile.kernel {{.*}}tile.shared_bytes = 131072 :
+// SM80-ATTN-FWD-D256-Q128-F16: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
+// SM80-ATTN-FWD-D256-Q128-F16: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
 
 // SM90-ATTN-FWD-D64-CAUSAL-BF16-LABEL: tile.func @attn_fwd_d64_causal_bf16(
 // SM90-ATTN-FWD-D64-CAUSAL-BF16: tile.kernel {{.*}}tile.shared_bytes = 81920 :
