@@ -302,10 +302,10 @@
 // SM80-GEMM-BF16-64X64-ROWBIAS: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-GEMM-BF16-TT-LABEL: tile.func @gemm_bf16_tt(
-// SM90-GEMM-BF16-TT: tile.kernel {{.*}}tile.shared_bytes = 122880 :
-// SM90-GEMM-BF16-TT: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
+// SM90-GEMM-BF16-TT: tile.kernel {{.*}}tile.shared_bytes = 163840 :
+// SM90-GEMM-BF16-TT: tile.gemm {{.*}}atom = "wgmma_m64n128k16_bf16_f32"
 // SM80-GEMM-BF16-TT-LABEL: tile.func @gemm_bf16_tt(
-// SM80-GEMM-BF16-TT: tile.kernel {{.*}}tile.shared_bytes = 122880 :
+// SM80-GEMM-BF16-TT: tile.kernel {{.*}}tile.shared_bytes = 163840 :
 // SM80-GEMM-BF16-TT: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-GEMM-F16-AT-ROWSCALE-LABEL: tile.func @gemm_f16_at_rowscale(
@@ -337,10 +337,10 @@
 // SM80-GEMM-I8-I32: tile.gemm {{.*}}atom = "mma_m16n8k32_i8_i32"
 
 // SM90-GEMM-SPLITK-F32-LABEL: tile.func @gemm_splitk_f32(
-// SM90-GEMM-SPLITK-F32: tile.kernel {{.*}}tile.shared_bytes = 49152 :
-// SM90-GEMM-SPLITK-F32: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
+// SM90-GEMM-SPLITK-F32: tile.kernel {{.*}}tile.shared_bytes = 98304 :
+// SM90-GEMM-SPLITK-F32: tile.gemm {{.*}}atom = "wgmma_m64n128k16_bf16_f32"
 // SM80-GEMM-SPLITK-F32-LABEL: tile.func @gemm_splitk_f32(
-// SM80-GEMM-SPLITK-F32: tile.kernel {{.*}}tile.shared_bytes = 49152 :
+// SM80-GEMM-SPLITK-F32: tile.kernel {{.*}}tile.shared_bytes = 98304 :
 // SM80-GEMM-SPLITK-F32: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-LAYERNORM-F32-16K-LABEL: tile.func @layernorm_f32_16k(
