@@ -295,10 +295,10 @@
 // SM80-GEMM-BF16-128X256-SILU: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-GEMM-BF16-64X64-ROWBIAS-LABEL: tile.func @gemm_bf16_64x64_rowbias(
-// SM90-GEMM-BF16-64X64-ROWBIAS: tile.kernel {{.*}}tile.shared_bytes = 32768 :
+// SM90-GEMM-BF16-64X64-ROWBIAS: tile.kernel {{.*}}tile.shared_bytes = 98304 :
 // SM90-GEMM-BF16-64X64-ROWBIAS: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
 // SM80-GEMM-BF16-64X64-ROWBIAS-LABEL: tile.func @gemm_bf16_64x64_rowbias(
-// SM80-GEMM-BF16-64X64-ROWBIAS: tile.kernel {{.*}}tile.shared_bytes = 16384 :
+// SM80-GEMM-BF16-64X64-ROWBIAS: tile.kernel {{.*}}tile.shared_bytes = 98304 :
 // SM80-GEMM-BF16-64X64-ROWBIAS: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-GEMM-BF16-TT-LABEL: tile.func @gemm_bf16_tt(
