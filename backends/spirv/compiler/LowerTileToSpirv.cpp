@@ -67,6 +67,8 @@ Attribute storageClass(MLIRContext *ctx, ::mlir::spirv::StorageClass sc) {
 }
 
 int64_t elemBytesOf(Type t) {
+  if (auto v = dyn_cast<VectorType>(t)) // a widened tile's 16-byte pieces
+    return v.getNumElements() * elemBytesOf(v.getElementType());
   return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
 }
 
@@ -206,6 +208,194 @@ bool isWideVector(VectorType vt) {
          vt.getNumElements() * e.getIntOrFloatBitWidth() == 128;
 }
 
+/// A 16-byte vector as the four 32-bit words that hold it.
+Value packWords(OpBuilder &b, Location loc, Value v) {
+  auto vt = cast<VectorType>(v.getType());
+  int64_t per = vt.getNumElements() / 4;
+  SmallVector<Value> words;
+  for (int64_t w = 0; w < 4; ++w) {
+    SmallVector<Value> parts;
+    for (int64_t j = 0; j < per; ++j)
+      parts.push_back(
+          vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{w * per + j}));
+    if (per == 1) {
+      words.push_back(
+          arith::BitcastOp::create(b, loc, b.getI32Type(), parts[0]));
+      continue;
+    }
+    Value packed = vector::FromElementsOp::create(
+        b, loc, VectorType::get({per}, vt.getElementType()), parts);
+    Value one = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), packed);
+    words.push_back(
+        vector::ExtractOp::create(b, loc, one, ArrayRef<int64_t>{0}));
+  }
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({4}, b.getI32Type()), words);
+}
+
+/// The reverse: the 16-byte vector of type `vt` that four words hold.
+Value unpackWords(OpBuilder &b, Location loc, Value words, VectorType vt) {
+  int64_t per = vt.getNumElements() / 4;
+  SmallVector<Value> elems;
+  for (int64_t w = 0; w < 4; ++w) {
+    Value word = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
+    if (per == 1) {
+      elems.push_back(
+          arith::BitcastOp::create(b, loc, vt.getElementType(), word));
+      continue;
+    }
+    Value one = vector::FromElementsOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word});
+    Value parts = vector::BitCastOp::create(
+        b, loc, VectorType::get({per}, vt.getElementType()), one);
+    for (int64_t j = 0; j < per; ++j)
+      elems.push_back(
+          vector::ExtractOp::create(b, loc, parts, ArrayRef<int64_t>{j}));
+  }
+  return vector::FromElementsOp::create(b, loc, vt, elems);
+}
+
+/// Shared tiles whose every access moves whole 16-byte pieces — copies'
+/// 16-byte vector stores and loads (TargetHooks::storesSharedVectors) and
+/// cooperative-matrix loads and stores whose rows are a whole number of
+/// pieces apart — become tiles of 4 x i32 vectors: one OpStore of 16 bytes
+/// per piece instead of one per element (logical addressing cannot
+/// reinterpret an element array, and Vulkan without
+/// VK_KHR_workgroup_memory_explicit_layout cannot alias two typed views).
+/// The cooperative-matrix loads then read through a pointer to the 4 x i32
+/// array, with the index and stride counted in pieces. Views at one offset
+/// with one type are one variable later, so they change together.
+void widenSharedTiles(gpu::GPUFuncOp fn) {
+  MLIRContext *ctx = fn.getContext();
+  auto wordsTy = VectorType::get({4}, IntegerType::get(ctx, 32));
+  std::map<std::tuple<int64_t, std::string, int64_t>,
+           SmallVector<memref::ViewOp>>
+      groups;
+  fn.walk([&](memref::ViewOp view) {
+    if (!view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>())
+      return;
+    APInt off;
+    MemRefType vt = view.getType();
+    if (!matchPattern(view.getByteShift(), m_ConstantInt(&off)) ||
+        !vt.hasStaticShape() || vt.getRank() != 1 ||
+        !vt.getElementType().isIntOrFloat())
+      return;
+    std::string elem;
+    llvm::raw_string_ostream os(elem);
+    os << vt.getElementType();
+    groups[{off.getSExtValue(), elem, vt.getNumElements()}].push_back(view);
+  });
+  for (auto &[key, views] : groups) {
+    MemRefType vt = views.front().getType();
+    unsigned bits = vt.getElementType().getIntOrFloatBitWidth();
+    if (bits < 8 || 128 % bits || (vt.getNumElements() * bits) % 128 ||
+        std::get<0>(key) % 16)
+      continue;
+    int64_t per = 128 / bits;
+    auto wholePieces = [&](Operation *op) {
+      if (auto st = dyn_cast<vector::StoreOp>(op))
+        return isWideVector(st.getVectorType());
+      if (auto ld = dyn_cast<vector::LoadOp>(op))
+        return isWideVector(ld.getVectorType());
+      // Matrices of 16 x 16 elements (or more): rows (row-major) or columns
+      // hold whole pieces when their stride does.
+      auto mat = [&](gpu::MMAMatrixType t, APInt lead, bool colMajor) {
+        int64_t inner = colMajor ? t.getShape()[0] : t.getShape()[1];
+        return lead.getSExtValue() % per == 0 && inner % per == 0;
+      };
+      if (auto ml = dyn_cast<gpu::SubgroupMmaLoadMatrixOp>(op))
+        return mat(cast<gpu::MMAMatrixType>(ml.getRes().getType()),
+                   ml.getLeadDimension(), ml.getTranspose().has_value());
+      if (auto ms = dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(op))
+        return mat(cast<gpu::MMAMatrixType>(ms.getSrc().getType()),
+                   ms.getLeadDimension(), ms.getTranspose().has_value());
+      return false;
+    };
+    bool all = true;
+    for (memref::ViewOp v : views)
+      for (Operation *u : v->getUsers())
+        all &= wholePieces(u);
+    if (!all)
+      continue;
+    for (memref::ViewOp v : views) {
+      OpBuilder vb(v);
+      auto wide = memref::ViewOp::create(
+          vb, v.getLoc(),
+          MemRefType::get({vt.getNumElements() / per}, wordsTy,
+                          MemRefLayoutAttrInterface{}, vt.getMemorySpace()),
+          v.getSource(), v.getByteShift(), ValueRange{});
+      for (Operation *u : llvm::make_early_inc_range(v->getUsers())) {
+        OpBuilder b(u);
+        Location loc = u->getLoc();
+        auto piece = [&](Value i) -> Value {
+          return arith::DivUIOp::create(b, loc, i, idx(b, loc, per));
+        };
+        if (auto st = dyn_cast<vector::StoreOp>(u)) {
+          memref::StoreOp::create(b, loc,
+                                  packWords(b, loc, st.getValueToStore()), wide,
+                                  ValueRange{piece(st.getIndices()[0])});
+          st.erase();
+        } else if (auto ld = dyn_cast<vector::LoadOp>(u)) {
+          Value w = memref::LoadOp::create(
+              b, loc, wide, ValueRange{piece(ld.getIndices()[0])});
+          ld.replaceAllUsesWith(unpackWords(b, loc, w, ld.getVectorType()));
+          ld.erase();
+        } else if (auto ml = dyn_cast<gpu::SubgroupMmaLoadMatrixOp>(u)) {
+          ml.getSrcMemrefMutable().assign(wide);
+          ml.getIndicesMutable().assign(ValueRange{piece(ml.getIndices()[0])});
+          ml.setLeadDimensionAttr(
+              b.getIndexAttr(ml.getLeadDimension().getSExtValue() / per));
+        } else if (auto ms = dyn_cast<gpu::SubgroupMmaStoreMatrixOp>(u)) {
+          ms.getDstMemrefMutable().assign(wide);
+          ms.getIndicesMutable().assign(ValueRange{piece(ms.getIndices()[0])});
+          ms.setLeadDimensionAttr(
+              b.getIndexAttr(ms.getLeadDimension().getSExtValue() / per));
+        }
+      }
+      v.erase();
+    }
+  }
+}
+
+/// Private arrays of 16-byte vectors (register staging's pieces) become
+/// arrays of 4 x i32: SPIR-V has no vectors of 8 or 16 elements, and a
+/// piece stays one 128-bit value from its global load to its shared store.
+void widenPrivateVectors(gpu::GPUFuncOp fn) {
+  auto wordsTy = VectorType::get({4}, IntegerType::get(fn.getContext(), 32));
+  SmallVector<memref::AllocaOp> allocas;
+  fn.walk([&](memref::AllocaOp a) {
+    auto vt = dyn_cast<VectorType>(a.getType().getElementType());
+    if (vt && vt != wordsTy && isWideVector(vt) && a.getType().getRank() == 1)
+      allocas.push_back(a);
+  });
+  for (memref::AllocaOp a : allocas) {
+    auto vt = cast<VectorType>(a.getType().getElementType());
+    OpBuilder ab(a);
+    auto words = memref::AllocaOp::create(
+        ab, a.getLoc(),
+        MemRefType::get(a.getType().getShape(), wordsTy,
+                        MemRefLayoutAttrInterface{},
+                        a.getType().getMemorySpace()));
+    for (Operation *u : llvm::make_early_inc_range(a->getUsers())) {
+      OpBuilder b(u);
+      if (auto st = dyn_cast<memref::StoreOp>(u)) {
+        memref::StoreOp::create(b, u->getLoc(),
+                                packWords(b, u->getLoc(), st.getValueToStore()),
+                                words, st.getIndices());
+        st.erase();
+      } else if (auto ld = dyn_cast<memref::LoadOp>(u)) {
+        Value w =
+            memref::LoadOp::create(b, u->getLoc(), words, ld.getIndices());
+        ld.replaceAllUsesWith(unpackWords(b, u->getLoc(), w, vt));
+        ld.erase();
+      }
+    }
+    if (a->use_empty())
+      a.erase();
+  }
+}
+
 /// Replaces vector.load/vector.store by scalar accesses along the innermost
 /// index, but for 16-byte accesses to the memrefs in `wideOk` (global
 /// tensors, which move them through a 16-byte view).
@@ -338,26 +528,7 @@ LogicalResult linearizeGlobals(gpu::GPUFuncOp fn,
         Value words = memref::LoadOp::create(
             b, loc, view,
             ValueRange{vecIndex(vl.getIndices(), vt.getElementType())});
-        int64_t per = vt.getNumElements() / 4;
-        SmallVector<Value> elems;
-        for (int64_t w = 0; w < 4; ++w) {
-          Value word =
-              vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
-          if (per == 1) {
-            elems.push_back(
-                arith::BitcastOp::create(b, loc, vt.getElementType(), word));
-            continue;
-          }
-          Value one = vector::FromElementsOp::create(
-              b, loc, VectorType::get({1}, b.getI32Type()), ValueRange{word});
-          Value parts = vector::BitCastOp::create(
-              b, loc, VectorType::get({per}, vt.getElementType()), one);
-          for (int64_t j = 0; j < per; ++j)
-            elems.push_back(
-                vector::ExtractOp::create(b, loc, parts, ArrayRef<int64_t>{j}));
-        }
-        vl.replaceAllUsesWith(
-            vector::FromElementsOp::create(b, loc, vt, elems).getResult());
+        vl.replaceAllUsesWith(unpackWords(b, loc, words, vt));
         vl.erase();
         continue;
       }
@@ -367,31 +538,7 @@ LogicalResult linearizeGlobals(gpu::GPUFuncOp fn,
         Value view = vectorView(fn, g, views);
         if (!view)
           return vs.emitOpError("cannot add a 16-byte view of its tensor");
-        int64_t per = vt.getNumElements() / 4;
-        SmallVector<Value> words;
-        for (int64_t w = 0; w < 4; ++w) {
-          SmallVector<Value> parts;
-          for (int64_t j = 0; j < per; ++j)
-            parts.push_back(vector::ExtractOp::create(
-                b, loc, vs.getValueToStore(), ArrayRef<int64_t>{w * per + j}));
-          Value packed =
-              per == 1 ? parts[0]
-                       : vector::FromElementsOp::create(
-                             b, loc,
-                             VectorType::get({per}, vt.getElementType()), parts)
-                             .getResult();
-          if (per == 1) {
-            words.push_back(
-                arith::BitcastOp::create(b, loc, b.getI32Type(), packed));
-            continue;
-          }
-          Value one = vector::BitCastOp::create(
-              b, loc, VectorType::get({1}, b.getI32Type()), packed);
-          words.push_back(
-              vector::ExtractOp::create(b, loc, one, ArrayRef<int64_t>{0}));
-        }
-        Value v = vector::FromElementsOp::create(
-            b, loc, VectorType::get({4}, b.getI32Type()), words);
+        Value v = packWords(b, loc, vs.getValueToStore());
         memref::StoreOp::create(
             b, loc, v, view,
             ValueRange{vecIndex(vs.getIndices(), vt.getElementType())});
@@ -826,6 +973,8 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
     llvm::DenseSet<Value> views;
     for (const GlobalView &g : globals)
       views.insert(g.view);
+    widenSharedTiles(fn);
+    widenPrivateVectors(fn);
     scalarizeVectorAccesses(fn, views);
     if (failed(linearizeGlobals(fn, globals)))
       return failure();

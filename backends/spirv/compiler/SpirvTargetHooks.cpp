@@ -43,9 +43,9 @@ int64_t componentsOf(const target::MmaAtom &atom) {
   return atom.cLayout ? atom.cLayout->getInDimSize(layout::kRegister) : 0;
 }
 
-/// A or B of an atom from a plain row-major shared tile: the cooperative
-/// matrix load takes a row stride and nothing else, so swizzled or
-/// column-blocked tiles are refused.
+/// A or B of an atom from a row-major shared tile (rows possibly padded):
+/// the cooperative matrix load takes a row stride and nothing else, so
+/// swizzled or column-blocked tiles are refused.
 Value loadOperand(OpBuilder &b, Location loc, const MmaOperandRef &ref,
                   int64_t rows, int64_t cols, StringRef kind) {
   const SharedMatrix *m = ref.shared;
@@ -60,7 +60,8 @@ Value loadOperand(OpBuilder &b, Location loc, const MmaOperandRef &ref,
   Type elem = cast<MemRefType>(m->memref.getType()).getElementType();
   auto ty = gpu::MMAMatrixType::get({rows, cols}, elem, kind);
   return gpu::SubgroupMmaLoadMatrixOp::create(
-      b, loc, ty, m->memref, ValueRange{off}, b.getIndexAttr(m->cols),
+      b, loc, ty, m->memref, ValueRange{off},
+      b.getIndexAttr(m->rowStride > 0 ? m->rowStride : m->cols),
       ref.transposed ? b.getUnitAttr() : UnitAttr());
 }
 

@@ -43,6 +43,10 @@ public:
                        mlir::Value offset, int64_t stride,
                        llvm::SmallVectorImpl<mlir::Value> &regs) override;
   void emitWarpBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  /// Copies store whole 16-byte pieces into shared tiles: tiles that only
+  /// move such pieces become arrays of 4 x i32 (one OpStore per piece), the
+  /// others are stored element by element as before.
+  bool storesSharedVectors() const override { return true; }
 };
 
 } // namespace tessera::spirv

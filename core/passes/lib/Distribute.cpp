@@ -82,7 +82,15 @@ struct SharedTile {
   SmallVector<int64_t> shape;
   int64_t vec = 0, perPhase = 1, maxPhase = 1; // vec 0: not swizzled
   int64_t blockCols = 0;                       // 0: one column block
+  int64_t rowPad = 0; // elements after each row (unswizzled tiles only)
   Type elem;
+  /// Elements the tile (or stage) takes with its rows padded.
+  int64_t storedElems() const {
+    int64_t n = product(shape);
+    if (rowPad > 0 && shape.size() >= 2)
+      n = n / shape.back() * (shape.back() + rowPad);
+    return n;
+  }
 };
 
 struct FragTile {
@@ -262,6 +270,11 @@ private:
   LogicalResult lowerAlloc(AllocOp op);
   Value sharedOffset(const SharedTile &s, ValueRange idxs);
   Value sharedAddress(const SharedTile &s, Value offset);
+  /// Stores `vals` at consecutive elements of `s` from `offset`: one vector
+  /// store where the backend takes them (a piece of one row), else element
+  /// stores.
+  void storeSharedPiece(const SharedTile &s, Value offset,
+                        ArrayRef<Value> vals);
   /// The row-major memref behind a global tensor (the caller unpacked the
   /// kernel's arguments into unrealized casts of memrefs).
   Value globalMemref(Value tensor) {
@@ -379,7 +392,11 @@ private:
                                    const SharedTile &d, int64_t vec);
   void storeStagedCopies(WaitGroupOp w);
   struct StagedCopy {
-    Value regs; ///< private memref<perThread * vec x elem>
+    /// private memref<perThread * vec x elem>, or memref<perThread x
+    /// vector<vec x elem>> where the backend stores shared vectors
+    /// (TargetHooks::storesSharedVectors): one value per piece.
+    Value regs;
+    bool vectors = false;
     int64_t vec = 1, perThread = 0;
     SmallVector<int64_t> shape;
     Type elem;
@@ -430,15 +447,16 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
     if (!off)
       return op.emitOpError("shared tile has no planned offset: run "
                             "tessera-plan-shared before distribution");
-    auto ty = MemRefType::get(
-        {product(t.getShape())}, elem, MemRefLayoutAttrInterface{},
-        gpu::AddressSpaceAttr::get(b.getContext(),
-                                   gpu::AddressSpace::Workgroup));
     SharedTile s;
+    s.shape.assign(t.getShape().begin(), t.getShape().end());
+    s.rowPad = sharedRowPad(op);
+    auto ty =
+        MemRefType::get({s.storedElems()}, elem, MemRefLayoutAttrInterface{},
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup));
     s.mem = memref::ViewOp::create(eb, loc, ty, smemBytes,
                                    idx(eb, loc, off.getInt()), ValueRange{});
     s.base = idx(eb, loc, 0);
-    s.shape.assign(t.getShape().begin(), t.getShape().end());
     s.elem = elem;
     if (auto sw = op->getAttrOfType<SwizzleAttr>("swizzle")) {
       s.vec = sw.getVec();
@@ -512,8 +530,23 @@ Value Distributor::sharedOffset(const SharedTile &s, ValueRange idxs) {
   for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
     flat = add(flat, stride == 1 ? idxs[d] : mul(idxs[d], c(stride)));
     stride *= s.shape[d];
+    if (d == int64_t(rank) - 1)
+      stride += s.rowPad;
   }
   return add(s.base, flat);
+}
+
+void Distributor::storeSharedPiece(const SharedTile &s, Value offset,
+                                   ArrayRef<Value> vals) {
+  if (vals.size() > 1 && hooks.storesSharedVectors()) {
+    auto vt = VectorType::get({int64_t(vals.size())}, s.elem);
+    Value v = vector::FromElementsOp::create(b, loc, vt, vals);
+    vector::StoreOp::create(b, loc, v, s.mem, ValueRange{offset});
+    return;
+  }
+  for (auto [i, v] : llvm::enumerate(vals))
+    memref::StoreOp::create(
+        b, loc, v, s.mem, ValueRange{i ? add(offset, c(int64_t(i))) : offset});
 }
 
 Value Distributor::sharedAddress(const SharedTile &s, Value offset) {
@@ -970,13 +1003,13 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
       auto scalarCopy = [&](OpBuilder &sb) {
         OpBuilder::InsertionGuard gd(b);
         b.setInsertionPoint(sb.getInsertionBlock(), sb.getInsertionPoint());
+        SmallVector<Value> vals;
         for (int64_t i = 0; i < vec; ++i) {
           auto [gi, in] = shifted(g, conds, i, dims);
           Value loaded = maskedLoad(mem, gi, in);
-          Value v = convertScalar(b, loc, loaded, d.elem);
-          memref::StoreOp::create(b, loc, v, d.mem,
-                                  ValueRange{add(dOff, c(i))});
+          vals.push_back(convertScalar(b, loc, loaded, d.elem));
         }
+        storeSharedPiece(d, dOff, vals);
       };
       if (vec == 1) {
         scalarCopy(b);
@@ -1015,13 +1048,15 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
           auto vt = VectorType::get({vec}, gElem);
           Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
                                            llvm::MaybeAlign(vec * eb));
-          // Element stores: LLVM's load/store vectorizer merges them (the
-          // offsets are consecutive); vector ops on workgroup memrefs would
-          // need the backend's address-space mapping in the vector lowering.
-          for (int64_t i = 0; i < vec; ++i)
-            memref::StoreOp::create(b, loc,
-                                    vector::ExtractOp::create(b, loc, v, i),
-                                    d.mem, ValueRange{add(dOff, c(i))});
+          // Element stores unless the backend takes vector stores on
+          // workgroup memrefs (TargetHooks::storesSharedVectors).
+          if (hooks.storesSharedVectors())
+            vector::StoreOp::create(b, loc, v, d.mem, ValueRange{dOff});
+          else
+            for (int64_t i = 0; i < vec; ++i)
+              memref::StoreOp::create(b, loc,
+                                      vector::ExtractOp::create(b, loc, v, i),
+                                      d.mem, ValueRange{add(dOff, c(i))});
         }
       }
       if (!checked)
@@ -1072,8 +1107,11 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
     StagedCopy sc;
     sc.vec = vec, sc.perThread = per, sc.elem = d.elem;
     sc.shape.assign(d.shape.begin(), d.shape.end());
-    sc.regs =
-        memref::AllocaOp::create(eb, loc, MemRefType::get({per * vec}, d.elem));
+    sc.vectors = vec > 1 && hooks.storesSharedVectors();
+    sc.regs = memref::AllocaOp::create(
+        eb, loc,
+        sc.vectors ? MemRefType::get({per}, VectorType::get({vec}, d.elem))
+                   : MemRefType::get({per * vec}, d.elem));
     // They hold one tile per thread share across the loop: registers.
     int64_t words =
         (per * vec * std::max<int64_t>(8, d.elem.getIntOrFloatBitWidth()) +
@@ -1106,11 +1144,21 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
     SmallVector<Value> g = globalIndex(off, t);
     SmallVector<Value> conds = outerInside(g, dims);
     auto scalarLoads = [&]() {
+      SmallVector<Value> vals;
       for (int64_t j = 0; j < vec; ++j) {
         auto [gi, in] = shifted(g, conds, j, dims);
-        Value v = convertScalar(b, loc, maskedLoad(mem, gi, in), sc.elem);
-        memref::StoreOp::create(b, loc, v, sc.regs, ValueRange{c(i * vec + j)});
+        vals.push_back(convertScalar(b, loc, maskedLoad(mem, gi, in), sc.elem));
       }
+      if (sc.vectors) {
+        auto vt = VectorType::get({vec}, sc.elem);
+        memref::StoreOp::create(
+            b, loc, vector::FromElementsOp::create(b, loc, vt, vals), sc.regs,
+            ValueRange{c(i)});
+        return;
+      }
+      for (int64_t j = 0; j < vec; ++j)
+        memref::StoreOp::create(b, loc, vals[j], sc.regs,
+                                ValueRange{c(i * vec + j)});
     };
     if (vec == 1) {
       scalarLoads();
@@ -1126,9 +1174,12 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
     auto vt = VectorType::get({vec}, gElem);
     Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
                                      llvm::MaybeAlign(vec * eb));
-    for (int64_t j = 0; j < vec; ++j)
-      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, j),
-                              sc.regs, ValueRange{c(i * vec + j)});
+    if (sc.vectors)
+      memref::StoreOp::create(b, loc, v, sc.regs, ValueRange{c(i)});
+    else
+      for (int64_t j = 0; j < vec; ++j)
+        memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, j),
+                                sc.regs, ValueRange{c(i * vec + j)});
     b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
     scalarLoads();
   }
@@ -1151,19 +1202,22 @@ void Distributor::storeStagedCopies(WaitGroupOp w) {
     if (sh == shared.end())
       continue;
     SharedTile d = sh->second;
-    int64_t stageElems = product(sc.shape);
-    d.base = add(d.base, mul(slot, c(stageElems)));
     d.shape.assign(sc.shape.begin(), sc.shape.end());
+    d.base = add(d.base, mul(slot, c(d.storedElems())));
     for (int64_t i = 0; i < sc.perThread; ++i) {
       Value e = mul(add(tid, c(i * threads)), c(sc.vec));
       SmallVector<Value> t = unflatten(e, sc.shape);
       Value dOff = sharedOffset(d, t);
+      if (sc.vectors) {
+        Value v = memref::LoadOp::create(b, loc, sc.regs, ValueRange{c(i)});
+        vector::StoreOp::create(b, loc, v, d.mem, ValueRange{dOff});
+        continue;
+      }
+      SmallVector<Value> vals;
       for (int64_t j = 0; j < sc.vec; ++j)
-        memref::StoreOp::create(
-            b, loc,
-            memref::LoadOp::create(b, loc, sc.regs,
-                                   ValueRange{c(i * sc.vec + j)}),
-            d.mem, ValueRange{add(dOff, c(j))});
+        vals.push_back(memref::LoadOp::create(b, loc, sc.regs,
+                                              ValueRange{c(i * sc.vec + j)}));
+      storeSharedPiece(d, dOff, vals);
     }
   }
 }
@@ -1663,6 +1717,7 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     m.cols = s.shape[1];
     m.elemBytes = std::max<int>(1, s.elem.getIntOrFloatBitWidth() / 8);
     m.contiguousElems = s.vec > 0 ? s.vec : s.shape[1];
+    m.rowStride = s.shape[1] + s.rowPad;
     m.blockCols = s.blockCols;
     // A descriptor swizzle atom: 16-byte chunks permuted over 8 rows.
     if (s.vec > 0 && s.vec * m.elemBytes == 16 && s.perPhase * s.maxPhase == 8)
@@ -1970,9 +2025,8 @@ LogicalResult Distributor::lowerOp(Operation *op) {
       return op->emitOpError("stage of a tile that is not in shared memory");
     SharedTile s = it->second;
     auto rt = cast<TileType>(sv.getResult().getType());
-    int64_t stageElems = product(rt.getShape());
-    s.base = add(s.base, mul(sv.getStage(), c(stageElems)));
     s.shape.assign(rt.getShape().begin(), rt.getShape().end());
+    s.base = add(s.base, mul(sv.getStage(), c(s.storedElems())));
     shared[sv.getResult()] = s;
   } else if (auto p = dyn_cast<ParallelOp>(op)) {
     res = lowerParallel(p);
@@ -2619,7 +2673,7 @@ std::optional<BulkCopy> Distributor::bulkCopyOf(AsyncCopyOp ac) {
   auto sv = ac.getDst().getDefiningOp<StageViewOp>();
   auto alloc = sv ? sv.getBuffer().getDefiningOp<AllocOp>() : AllocOp();
   auto gt = dyn_cast<GlobalTensorType>(ac.getSrc().getType());
-  if (!alloc || !gt)
+  if (!alloc || !gt || sharedRowPad(alloc) > 0)
     return std::nullopt;
   auto rt = cast<TileType>(sv.getResult().getType());
   Type elem = rt.getElementType();

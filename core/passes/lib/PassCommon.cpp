@@ -133,6 +133,21 @@ int elementBytes(Type t) {
   return std::max(1u, bits / 8);
 }
 
+int64_t sharedRowPad(Operation *alloc) {
+  auto a =
+      alloc ? alloc->getAttrOfType<IntegerAttr>("tile.row_pad") : IntegerAttr();
+  return a ? a.getInt() : 0;
+}
+
+int64_t sharedTileBytes(tile::TileType t, int64_t rowPad) {
+  int64_t n = t.getNumElements();
+  if (rowPad > 0 && t.getRank() >= 2) {
+    int64_t cols = t.getShape().back();
+    n = n / cols * (cols + rowPad);
+  }
+  return n * elementBytes(t.getElementType());
+}
+
 std::string dataTypeName(Type t) {
   if (t.isF16())
     return "f16";

@@ -23,6 +23,12 @@ tile::TileType withLayout(tile::TileType t, tile::LayoutAttr l);
 
 /// Bytes of one element of a tile (sub-byte types round up to 1).
 int elementBytes(mlir::Type t);
+/// Elements of padding after each row of a shared tile's innermost 2-D
+/// tile (`tile.row_pad` on its alloc, set by tessera-swizzle-shared for
+/// tiles whose matrix loads take a row stride), or 0.
+int64_t sharedRowPad(mlir::Operation *alloc);
+/// Bytes a shared tile takes, rows padded by `rowPad` elements.
+int64_t sharedTileBytes(tile::TileType t, int64_t rowPad);
 /// "f16", "bf16", "f32", "f8e4m3", "i8", ... as in TargetDescription.
 std::string dataTypeName(mlir::Type t);
 

@@ -108,7 +108,7 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     S = std::min<int64_t>(S, 2);
   int64_t buffered = 0;
   for (auto &c : cands)
-    buffered += tileBytes(c.alloc.getType());
+    buffered += sharedTileBytes(c.alloc.getType(), sharedRowPad(c.alloc));
   while (S > 1 &&
          kernelSharedBytes + (S - 1) * buffered > tgt.sharedMemoryPerBlockOptin)
     --S;
@@ -266,7 +266,7 @@ struct PipelinePass : TargetPass<PipelinePass> {
       int64_t shared = 0;
       k.walk([&](AllocOp a) {
         if (a.getType().isShared())
-          shared += tileBytes(a.getType());
+          shared += sharedTileBytes(a.getType(), sharedRowPad(a));
       });
       SmallVector<PipelinedOp> loops;
       k.walk([&](PipelinedOp p) { loops.push_back(p); });

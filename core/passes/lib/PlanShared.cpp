@@ -58,7 +58,7 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
     if (!t.isShared())
       return;
     Interval iv{a, topIndex(a), topIndex(a),
-                t.getNumElements() * elementBytes(t.getElementType()), 128};
+                sharedTileBytes(t, sharedRowPad(a)), 128};
     SmallVector<Value> worklist{a.getResult()};
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();

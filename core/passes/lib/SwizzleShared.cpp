@@ -9,7 +9,8 @@
 // descriptors, and on TMA targets tiles filled from global memory, take the
 // hardware's swizzle atoms instead (rows over 128 bytes in column blocks);
 // tiles read by atoms that load their operands themselves ("opaque"
-// operand layouts) stay plain row-major.
+// operand layouts) stay row-major with rows padded to an odd number of
+// 16-byte pieces (`tile.row_pad`, elements).
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,9 +83,21 @@ struct SwizzleSharedPass : TargetPass<SwizzleSharedPass> {
       // TMA every tile filled from global memory (so that its copies can be
       // bulk copies), take the hardware's swizzle atoms.
       // Tiles a backend's matrix load reads (Vulkan cooperative matrices
-      // take a row stride and nothing else) stay plain row-major.
-      if (readAs(a, t, "opaque"))
+      // take a row stride and nothing else) stay row-major, but their rows
+      // are padded: such loads read 16-byte pieces of consecutive rows, and
+      // rows an even number of 16-byte pieces apart (a power of two: 64,
+      // 128, 256 bytes) land in the same banks, up to 8-fold. A row stride
+      // of an odd number of pieces spreads any bytesPerCycle / 16
+      // consecutive rows over all banks; 16 bytes of padding keep rows
+      // aligned for 16-byte copies.
+      if (readAs(a, t, "opaque")) {
+        int rowBytes = cols * eb;
+        int pieces = t.banks.bytesPerCycle() / 16;
+        if (rows > 1 && pieces > 1 && rowBytes % 16 == 0 &&
+            (rowBytes / 16) % 2 == 0 && 16 % eb == 0)
+          a->setAttr("tile.row_pad", b.getI64IntegerAttr(16 / eb));
         return;
+      }
       if (readAs(a, t, "shared") ||
           (t.asyncCopy == target::AsyncCopyKind::Tma && filledFromGlobal(a))) {
         // The hardware's swizzle atoms: 16-byte chunks XORed within rows of

@@ -27,7 +27,15 @@
 // GEMM: OpCapability CooperativeMatrixKHR
 // GEMM: OpCapability VulkanMemoryModel
 // GEMM: OpMemoryModel Logical Vulkan
-// GEMM: OpCooperativeMatrixLoadKHR %{{.*}} %{{.*}} %uint_0
+// The A (128x32) and B (32x128) tiles only move 16-byte pieces: they are
+// arrays of 4 x i32 whose rows are padded by one piece (5 and 17 pieces,
+// odd: no bank conflicts for the matrix loads), 2 stages each, stored one
+// piece per OpStore from the staging registers.
+// GEMM-DAG: OpTypeArray %v4uint %uint_1280
+// GEMM-DAG: OpTypeArray %v4uint %uint_1088
+// GEMM: OpAccessChain %_ptr_Workgroup_v4uint
+// GEMM: OpCooperativeMatrixLoadKHR %{{.*}} %{{.*}} %uint_0 %uint_5
+// GEMM: OpCooperativeMatrixLoadKHR %{{.*}} %{{.*}} %uint_0 %uint_17
 // GEMM: OpCooperativeMatrixMulAddKHR
 // GEMM: OpCooperativeMatrixStoreKHR
 // GEMM: OpControlBarrier %uint_3 %uint_3

@@ -41,6 +41,9 @@ struct SharedMatrix {
   /// Elements per contiguous (unswizzled) chunk of a row: the swizzle's
   /// `vec`, or `cols` when the tile is not swizzled.
   int64_t contiguousElems = 0;
+  /// Elements from one row to the next: `cols`, or more where the rows are
+  /// padded (unswizzled tiles read by matrix loads that take a row stride).
+  int64_t rowStride = 0;
   /// Columns per column block (the tile is stored as cols/blockCols
   /// row-major blocks one after the other), or 0: one block.
   int64_t blockCols = 0;
@@ -184,6 +187,14 @@ public:
                                llvm::SmallVectorImpl<mlir::Value> & /*regs*/) {
     return false;
   }
+  /// Whether copies into shared tiles should store each vector they move
+  /// (`vec` elements, a whole aligned piece of one row) with one vector.store
+  /// on the tile's memref, also where the global side is loaded element by
+  /// element (edge tiles, register staging). The default stores elements:
+  /// LLVM's vectorizer merges consecutive ones, and vector ops on workgroup
+  /// memrefs need the backend's lowering to take them.
+  virtual bool storesSharedVectors() const { return false; }
+
   /// A barrier among the lanes of one warp that orders their shared-memory
   /// accesses (the default: a block barrier, which every lane reaches).
   virtual void emitWarpBarrier(mlir::OpBuilder &b, mlir::Location loc) {
