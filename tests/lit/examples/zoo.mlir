@@ -222,7 +222,7 @@
 // SM90-ATTN-FWD-D256-Q128-F16-LABEL: tile.func @attn_fwd_d256_q128_f16(
 // SM90-ATTN-FWD-D256-Q128-F16: tile.kernel {{.*}}tile.shared_bytes = 196608 :
 // SM90-ATTN-FWD-D256-Q128-F16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32"
-// SM90-ATTN-FWD-D256-Q128-F16: tile.gemm {{.*}}atom = "wgmma_m64n128k16_f16_f32_rs"
+// SM90-ATTN-FWD-D256-Q128-F16: tile.gemm {{.*}}atom = "wgmma_m64n256k16_f16_f32_rs"
 // SM80-ATTN-FWD-D256-Q128-F16-LABEL: tile.func @attn_fwd_d256_q128_f16(
 // SM80-ATTN-FWD-D256-Q128-F16: tile.kernel {{.*}}tile.shared_bytes = 131072 :
 // SM80-ATTN-FWD-D256-Q128-F16: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
@@ -231,7 +231,7 @@
 // SM90-ATTN-FWD-D64-CAUSAL-BF16-LABEL: tile.func @attn_fwd_d64_causal_bf16(
 // SM90-ATTN-FWD-D64-CAUSAL-BF16: tile.kernel {{.*}}tile.shared_bytes = 81920 :
 // SM90-ATTN-FWD-D64-CAUSAL-BF16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
-// SM90-ATTN-FWD-D64-CAUSAL-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
+// SM90-ATTN-FWD-D64-CAUSAL-BF16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32_rs"
 // SM80-ATTN-FWD-D64-CAUSAL-BF16-LABEL: tile.func @attn_fwd_d64_causal_bf16(
 // SM80-ATTN-FWD-D64-CAUSAL-BF16: tile.kernel {{.*}}tile.shared_bytes = 49152 :
 // SM80-ATTN-FWD-D64-CAUSAL-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
@@ -249,7 +249,7 @@
 // SM90-ATTN-MQA-D64-BF16-LABEL: tile.func @attn_mqa_d64_bf16(
 // SM90-ATTN-MQA-D64-BF16: tile.kernel {{.*}}tile.shared_bytes = 57344 :
 // SM90-ATTN-MQA-D64-BF16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
-// SM90-ATTN-MQA-D64-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
+// SM90-ATTN-MQA-D64-BF16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32_rs"
 // SM80-ATTN-MQA-D64-BF16-LABEL: tile.func @attn_mqa_d64_bf16(
 // SM80-ATTN-MQA-D64-BF16: tile.kernel {{.*}}tile.shared_bytes = 57344 :
 // SM80-ATTN-MQA-D64-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
@@ -267,7 +267,7 @@
 // SM90-ATTN-SLIDING-WINDOW-D64-LABEL: tile.func @attn_sliding_window_d64(
 // SM90-ATTN-SLIDING-WINDOW-D64: tile.kernel {{.*}}tile.shared_bytes = 40960 :
 // SM90-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32"
-// SM90-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
+// SM90-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32_rs"
 // SM80-ATTN-SLIDING-WINDOW-D64-LABEL: tile.func @attn_sliding_window_d64(
 // SM80-ATTN-SLIDING-WINDOW-D64: tile.kernel {{.*}}tile.shared_bytes = 40960 :
 // SM80-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
@@ -358,7 +358,7 @@
 // SM90-MLP-B2B-BF16-LABEL: tile.func @mlp_b2b_bf16(
 // SM90-MLP-B2B-BF16: tile.kernel {{.*}}tile.shared_bytes = 81920 :
 // SM90-MLP-B2B-BF16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
-// SM90-MLP-B2B-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
+// SM90-MLP-B2B-BF16: tile.gemm {{.*}}atom = "wgmma_m64n128k16_bf16_f32_rs"
 // SM80-MLP-B2B-BF16-LABEL: tile.func @mlp_b2b_bf16(
 // SM80-MLP-B2B-BF16: tile.kernel {{.*}}tile.shared_bytes = 81920 :
 // SM80-MLP-B2B-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
