@@ -1,6 +1,8 @@
 //===- HipTargetHooks.cpp - AMD's part of distribution --------------------===//
 
 #include "HipTargetHooks.h"
+#include "AccumulatorScaling.h"
+#include "Fp8InRegisters.h"
 
 #include "tessera/layout/LayoutSpec.h"
 #include "tessera/layout/NamedLayouts.h"
@@ -31,6 +33,9 @@ namespace {
 
 bool isHalfLike(const std::string &t) { return t == "f16" || t == "bf16"; }
 bool isFloat8(const std::string &t) { return t == "f8e4m3" || t == "f8e5m2"; }
+Fp8Format fp8Format(const std::string &t) {
+  return t == "f8e5m2" ? Fp8Format::E5M2 : Fp8Format::E4M3;
+}
 
 // The register layouts emitMma relies on: register i of each operand is
 // element i of the intrinsic's vector operand (CDNA3/CDNA4 and RDNA3/RDNA4
@@ -102,6 +107,21 @@ Value packBytes(OpBuilder &b, Location loc, ArrayRef<Value> values) {
   return LLVM::BitcastOp::create(b, loc, b.getI64Type(), v);
 }
 
+/// The lane's bytes (i8 or fp8, a multiple of four) as vector<N/4 x i32>,
+/// byte j of word w being element 4w + j (the intrinsics' packing).
+Value packWords(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  Value v = packVector(b, loc, values, b.getI8Type());
+  auto wt = VectorType::get({(int64_t)values.size() / 4}, b.getI32Type());
+  return vector::BitCastOp::create(b, loc, wt, v);
+}
+
+/// Whether `atom` is an fp8 MFMA on CDNA3, which reads FNUZ bytes: its
+/// operands are rewritten (ocpToFnuzHalved) and its accumulators scaled.
+bool isFnuzMfma(MatrixCores cores, const target::MmaAtom &atom) {
+  return cores == MatrixCores::Cdna3 && atom.kind == target::MmaKind::Mfma &&
+         isFloat8(atom.aType);
+}
+
 SmallVector<Value> unpack(OpBuilder &b, Location loc, Value vec,
                           Type elemType) {
   auto vt = cast<VectorType>(vec.getType());
@@ -137,17 +157,22 @@ bool HipTargetHooks::canEmitAtom(const target::MmaAtom &atom) const {
     if (atom.aType == "f32" && atom.bType == "f32" && atom.cType == "f32")
       return atom.m == 32 && atom.n == 32 && atom.k == 2 &&
              hasLayouts(atom, kMfma32x2A, kMfma32x2B, kMfma32C);
-    // CDNA3's fp8 MFMA reads the FNUZ encodings (another exponent bias),
-    // not the OCP E4M3/E5M2 of the tile dialect: only CDNA4 multiplies
-    // them as written.
+    // fp8: CDNA4 reads the OCP E4M3/E5M2 of the tile dialect as written;
+    // CDNA3 reads the FNUZ encodings, and emitMma rewrites the bytes
+    // (isFnuzMfma).
     bool bytes = (atom.aType == "i8" && atom.cType == "i32") ||
-                 (isFloat8(atom.aType) && atom.cType == "f32" &&
-                  cores == MatrixCores::Cdna4);
+                 (isFloat8(atom.aType) && atom.cType == "f32");
     return bytes && atom.m == 32 && atom.n == 32 && atom.k == 16 &&
            hasLayouts(atom, kMfma32x16ByteA, kMfma32x16ByteB, kMfma32C);
   }
-  if (atom.kind == target::MmaKind::Wmma && isHalfLike(atom.aType) &&
-      atom.cType == "f32" && atom.m == 16 && atom.n == 16 && atom.k == 16) {
+  // WMMA 16x16x16: f16/bf16 and fp8 into f32, i8 into i32. The 8-bit
+  // operands have the 16-bit operands' layouts (one byte per register instead
+  // of two halves). RDNA3 has no fp8 WMMA: emitMma widens fp8 to f16.
+  bool wmmaTypes = (isHalfLike(atom.aType) && atom.cType == "f32") ||
+                   (isFloat8(atom.aType) && atom.cType == "f32") ||
+                   (atom.aType == "i8" && atom.cType == "i32");
+  if (atom.kind == target::MmaKind::Wmma && wmmaTypes && atom.m == 16 &&
+      atom.n == 16 && atom.k == 16) {
     if (cores == MatrixCores::Rdna3)
       return hasLayouts(atom, kWmma3A, kWmma3B, kWmma3C);
     if (cores == MatrixCores::Rdna4)
@@ -165,6 +190,41 @@ SmallVector<Value> HipTargetHooks::emitMma(OpBuilder &b, Location loc,
   auto cType = VectorType::get({(int64_t)c.size()}, cElem);
   Value acc = vector::FromElementsOp::create(b, loc, cType, c);
   Value result;
+  if (atom.kind == target::MmaKind::Wmma && atom.aType == "i8") {
+    // Signed bytes (signA = signB = 1), wrapping i32 sums (clamp = 0): the
+    // tile dialect's i8 as MFMA multiplies it.
+    result = ROCDL::wmma_i32_16x16x16_iu8::create(
+        b, loc, cType, /*signA=*/true, packWords(b, loc, a), /*signB=*/true,
+        packWords(b, loc, bv), acc, /*clamp=*/false);
+    return unpack(b, loc, result, cElem);
+  }
+  if (atom.kind == target::MmaKind::Wmma && isFloat8(atom.aType)) {
+    Fp8Format f = fp8Format(atom.aType);
+    if (cores == MatrixCores::Rdna3) {
+      // Each byte zero-extended into a 16-bit lane, then widened.
+      auto widen = [&](ArrayRef<Value> v) {
+        SmallVector<Value> lanes;
+        for (Value e : v)
+          lanes.push_back(arith::ExtUIOp::create(
+              b, loc, b.getI16Type(),
+              arith::BitcastOp::create(b, loc, b.getI8Type(), e)));
+        auto lt = VectorType::get({(int64_t)lanes.size()}, b.getI16Type());
+        return ocpToF16(b, loc,
+                        vector::FromElementsOp::create(b, loc, lt, lanes), f);
+      };
+      result = ROCDL::wmma_f32_16x16x16_f16::create(b, loc, cType, widen(a),
+                                                    widen(bv), acc);
+      return unpack(b, loc, result, cElem);
+    }
+    Value va = packWords(b, loc, a), vb = packWords(b, loc, bv);
+    if (f == Fp8Format::E5M2)
+      result =
+          ROCDL::wmma_f32_16x16x16_bf8_bf8::create(b, loc, cType, va, vb, acc);
+    else
+      result =
+          ROCDL::wmma_f32_16x16x16_fp8_fp8::create(b, loc, cType, va, vb, acc);
+    return unpack(b, loc, result, cElem);
+  }
   if (atom.kind == target::MmaKind::Wmma) {
     // f16 operands as they are, bf16 as i16 (the intrinsics' operand types).
     Type ab = atom.aType == "bf16" ? b.getI16Type() : a[0].getType();
@@ -185,7 +245,14 @@ SmallVector<Value> HipTargetHooks::emitMma(OpBuilder &b, Location loc,
     result = ROCDL::mfma_f32_32x32x2f32::create(b, loc, cType, ops);
     return unpack(b, loc, result, cElem);
   }
-  if (atom.k == 16 && atom.m == 32) {
+  if (isFnuzMfma(cores, atom)) {
+    auto asI64 = [&](ArrayRef<Value> bytes) -> Value {
+      Value w = ocpToFnuzHalved(b, loc, packWords(b, loc, bytes),
+                                fp8Format(atom.aType));
+      return LLVM::BitcastOp::create(b, loc, b.getI64Type(), w);
+    };
+    ops = {asI64(a), asI64(bv), acc};
+  } else if (atom.k == 16 && atom.m == 32) {
     ops = {packBytes(b, loc, a), packBytes(b, loc, bv), acc};
   } else {
     Type ab = atom.aType == "bf16" ? b.getI16Type() : a[0].getType();
@@ -212,6 +279,37 @@ SmallVector<Value> HipTargetHooks::emitMma(OpBuilder &b, Location loc,
   else
     result = ROCDL::mfma_f32_32x32x16_fp8_fp8::create(b, loc, cType, ops);
   return unpack(b, loc, result, cElem);
+}
+
+// The FNUZ operands of CDNA3's fp8 MFMA are half the OCP values, so each
+// product is a quarter: the atoms of one gemm accumulate into a quarter of
+// the accumulator and the result is scaled back, both by powers of two and
+// exact in f32 (short of results below 2^-124). The multiplies are marked so
+// that hoistAccumulatorScaling (AccumulatorScaling.h) can keep the
+// accumulator scaled across a K loop instead of rescaling every iteration.
+void HipTargetHooks::beginMmaSequence(OpBuilder &b, Location loc,
+                                      const target::MmaAtom &atom,
+                                      SmallVectorImpl<Value> &acc) {
+  if (isFnuzMfma(cores, atom))
+    scaleAll(b, loc, acc, 0.25);
+}
+
+void HipTargetHooks::endMmaSequence(OpBuilder &b, Location loc,
+                                    const target::MmaAtom &atom,
+                                    SmallVectorImpl<Value> &acc) {
+  if (isFnuzMfma(cores, atom))
+    scaleAll(b, loc, acc, 4.0);
+}
+
+void HipTargetHooks::scaleAll(OpBuilder &b, Location loc,
+                              SmallVectorImpl<Value> &acc, double factor) {
+  for (Value &v : acc) {
+    Value k =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(v.getType(), factor));
+    auto m = arith::MulFOp::create(b, loc, v, k);
+    m->setAttr(kAccumulatorScaleAttr, b.getF64FloatAttr(factor));
+    v = m;
+  }
 }
 
 bool HipTargetHooks::loadMmaOperand(OpBuilder &b, Location loc,

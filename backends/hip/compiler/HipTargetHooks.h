@@ -41,6 +41,12 @@ public:
   emitMma(mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,
           llvm::ArrayRef<mlir::Value> a, llvm::ArrayRef<mlir::Value> b_,
           llvm::ArrayRef<mlir::Value> c) override;
+  void beginMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
+                        const target::MmaAtom &atom,
+                        llvm::SmallVectorImpl<mlir::Value> &acc) override;
+  void endMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
+                      const target::MmaAtom &atom,
+                      llvm::SmallVectorImpl<mlir::Value> &acc) override;
   bool loadMmaOperand(mlir::OpBuilder &b, mlir::Location loc,
                       const target::MmaAtom &atom, MmaOperandKind which,
                       const SharedMatrix &m, bool transposed, mlir::Value row0,
@@ -48,6 +54,9 @@ public:
                       llvm::SmallVectorImpl<mlir::Value> &out) override;
 
 private:
+  static void scaleAll(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::SmallVectorImpl<mlir::Value> &acc, double factor);
+
   MatrixCores cores;
 };
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerTileToGpu.h"
+#include "AccumulatorScaling.h"
 #include "HipTargetHooks.h"
 #include "KernelFunction.h"
 #include "TileLoweringUtils.h"
@@ -111,6 +112,7 @@ LogicalResult tessera::hip::lowerTileToGpu(
     if (failed(distributeKernelFunction(fn, *desc, hooks, dk,
                                         options.printIRAfterAll)))
       return failure();
+    hoistAccumulatorScaling(fn);
     fn->setAttr("tessera.shared_bytes",
                 OpBuilder(ctx).getI64IntegerAttr(dk.sharedBytes));
     if (dk.threads > 0 &&
