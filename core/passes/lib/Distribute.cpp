@@ -1550,6 +1550,18 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     bool fragOperand = frags.count(g.getA()) || frags.count(g.getB());
     auto fm = arith::FastMathFlagsAttr::get(b.getContext(),
                                             arith::FastMathFlags::contract);
+    // acc + a * b in the sum type; null when an operand was not found.
+    auto multiplyAdd = [&](Value acc, Value av, Value bv) -> Value {
+      if (!av || !bv)
+        return Value();
+      av = convertScalar(b, loc, av, sumT);
+      bv = convertScalar(b, loc, bv, sumT);
+      if (isFloat)
+        return arith::AddFOp::create(
+            b, loc, acc, arith::MulFOp::create(b, loc, av, bv, fm), fm);
+      return arith::AddIOp::create(b, loc, acc,
+                                   arith::MulIOp::create(b, loc, av, bv));
+    };
     auto step = [&](int64_t reg, Value acc, Value k,
                     std::optional<int64_t> kc) {
       SmallVector<Value> co = coordsOf(C.layout, reg);
@@ -1557,15 +1569,7 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       Coords ac = {rc[0], kc.value_or(0)}, bc = {kc.value_or(0), rc[1]};
       Value av = operandAt(g.getA(), ta, co[0], k, kc ? &ac : nullptr);
       Value bv = operandAt(g.getB(), tb, k, co[1], kc ? &bc : nullptr);
-      if (!av || !bv)
-        return Value();
-      av = convertScalar(b, loc, av, sumT);
-      bv = convertScalar(b, loc, bv, sumT);
-      if (isFloat)
-        return (Value)arith::AddFOp::create(
-            b, loc, acc, arith::MulFOp::create(b, loc, av, bv, fm), fm);
-      return (Value)arith::AddIOp::create(
-          b, loc, acc, arith::MulIOp::create(b, loc, av, bv));
+      return multiplyAdd(acc, av, bv);
     };
     if (fragOperand) {
       // Fragment operands hold K in registers: unrolled, constant indices.
@@ -1637,15 +1641,7 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
                       : operandAt(g.getA(), ta, co[0], k, nullptr);
       Value bv = bRow ? rowOperand(*bRow, co[1], k0, i)
                       : operandAt(g.getB(), tb, k, co[1], nullptr);
-      if (!av || !bv)
-        return Value();
-      av = convertScalar(b, loc, av, sumT);
-      bv = convertScalar(b, loc, bv, sumT);
-      if (isFloat)
-        return (Value)arith::AddFOp::create(
-            b, loc, acc, arith::MulFOp::create(b, loc, av, bv, fm), fm);
-      return (Value)arith::AddIOp::create(
-          b, loc, acc, arith::MulIOp::create(b, loc, av, bv));
+      return multiplyAdd(acc, av, bv);
     };
     SmallVector<Value> init;
     for (int64_t reg = 0; reg < C.regs; ++reg)
