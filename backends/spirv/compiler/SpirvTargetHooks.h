@@ -46,7 +46,11 @@ public:
   /// Copies store whole 16-byte pieces into shared tiles: tiles that only
   /// move such pieces become arrays of 4 x i32 (one OpStore per piece), the
   /// others are stored element by element as before.
-  bool storesSharedVectors() const override { return true; }
+  /// 16-byte pieces (widened to 4 x i32 words by the lowering) and vectors
+  /// of types SPIR-V has; bf16 exists only as i16 scalars here.
+  bool storesSharedVectors(mlir::Type elem, int64_t n) const override {
+    return elem.getIntOrFloatBitWidth() * n == 128 || !elem.isBF16();
+  }
 };
 
 } // namespace tessera::spirv

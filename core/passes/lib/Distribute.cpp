@@ -538,7 +538,8 @@ Value Distributor::sharedOffset(const SharedTile &s, ValueRange idxs) {
 
 void Distributor::storeSharedPiece(const SharedTile &s, Value offset,
                                    ArrayRef<Value> vals) {
-  if (vals.size() > 1 && hooks.storesSharedVectors()) {
+  if (vals.size() > 1 &&
+      hooks.storesSharedVectors(s.elem, int64_t(vals.size()))) {
     auto vt = VectorType::get({int64_t(vals.size())}, s.elem);
     Value v = vector::FromElementsOp::create(b, loc, vt, vals);
     vector::StoreOp::create(b, loc, v, s.mem, ValueRange{offset});
@@ -1050,7 +1051,7 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
                                            llvm::MaybeAlign(vec * eb));
           // Element stores unless the backend takes vector stores on
           // workgroup memrefs (TargetHooks::storesSharedVectors).
-          if (hooks.storesSharedVectors())
+          if (hooks.storesSharedVectors(d.elem, vec))
             vector::StoreOp::create(b, loc, v, d.mem, ValueRange{dOff});
           else
             for (int64_t i = 0; i < vec; ++i)
@@ -1107,7 +1108,7 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
     StagedCopy sc;
     sc.vec = vec, sc.perThread = per, sc.elem = d.elem;
     sc.shape.assign(d.shape.begin(), d.shape.end());
-    sc.vectors = vec > 1 && hooks.storesSharedVectors();
+    sc.vectors = vec > 1 && hooks.storesSharedVectors(d.elem, vec);
     sc.regs = memref::AllocaOp::create(
         eb, loc,
         sc.vectors ? MemRefType::get({per}, VectorType::get({vec}, d.elem))

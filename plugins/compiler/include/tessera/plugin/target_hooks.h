@@ -192,8 +192,11 @@ public:
   /// on the tile's memref, also where the global side is loaded element by
   /// element (edge tiles, register staging). The default stores elements:
   /// LLVM's vectorizer merges consecutive ones, and vector ops on workgroup
-  /// memrefs need the backend's lowering to take them.
-  virtual bool storesSharedVectors() const { return false; }
+  /// memrefs need the backend's lowering to take them. Asked per piece:
+  /// `n` elements of type `elem`.
+  virtual bool storesSharedVectors(mlir::Type /*elem*/, int64_t /*n*/) const {
+    return false;
+  }
 
   /// A barrier among the lanes of one warp that orders their shared-memory
   /// accesses (the default: a block barrier, which every lane reaches).
