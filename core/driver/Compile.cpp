@@ -180,6 +180,9 @@ LogicalResult tessera::compileForTarget(ModuleOp module, CompileTarget target,
     for (auto &[name, threads] : out.image.threads)
       if (k.name == name)
         k.threads = threads;
+    for (auto &[name, grid] : out.image.grids)
+      if (k.name == name)
+        k.grid = grid;
   }
   out.target = target;
   return success();

@@ -19,8 +19,8 @@ public:
                               const tessera::CompileOptions &options,
                               tessera::CompiledImage &image) override {
     std::vector<std::pair<std::string, unsigned>> shared;
-    if (mlir::failed(tessera::cuda::lowerTileToGpu(module, target, options,
-                                                   shared, &image.threads)))
+    if (mlir::failed(tessera::cuda::lowerTileToGpu(
+            module, target, options, shared, &image.threads, &image.grids)))
       return mlir::failure();
     if (mlir::failed(tessera::cuda::emitCubin(module, target, options,
                                               image.bytes, image.imageKind)))

@@ -479,7 +479,27 @@ void CudaTargetHooks::emitBulkCopy(OpBuilder &b, Location loc,
                                    const BulkCopy &c, Value tensor,
                                    ValueRange offsets, Value shared,
                                    Value barrier) {
+  issueBulkCopy(b, loc, c, tensor, offsets, shared, barrier, Value(), 1);
+}
+
+void CudaTargetHooks::emitBulkCopyMulticast(OpBuilder &b, Location loc,
+                                            const BulkCopy &c, Value tensor,
+                                            ValueRange offsets, Value shared,
+                                            Value barrier, Value rank,
+                                            int64_t clusterSize) {
+  issueBulkCopy(b, loc, c, tensor, offsets, shared, barrier, rank, clusterSize);
+}
+
+/// One cp.async.bulk.tensor per column block of `c`; with `clusterSize` >
+/// 1, block `rank`'s share of each column block's rows, multicast to every
+/// block of the cluster (the tensor map's box is that share).
+void CudaTargetHooks::issueBulkCopy(OpBuilder &b, Location loc,
+                                    const BulkCopy &c, Value tensor,
+                                    ValueRange offsets, Value shared,
+                                    Value barrier, Value share,
+                                    int64_t clusterSize) {
   PtxEmitter p(b, loc);
+  int64_t rows = c.rows / clusterSize;
   TensorMap m;
   m.slot = kernelSlotOf(tensor);
   m.rank = c.tensorRank;
@@ -490,7 +510,7 @@ void CudaTargetHooks::emitBulkCopy(OpBuilder &b, Location loc,
                                      : 0;
   int64_t inner = c.blockCols ? c.blockCols : c.cols;
   m.box[0] = inner;
-  m.box[1] = c.rows;
+  m.box[1] = rows;
   auto found = std::find(maps.begin(), maps.end(), m);
   int64_t index = found - maps.begin();
   if (found == maps.end())
@@ -514,27 +534,80 @@ void CudaTargetHooks::emitBulkCopy(OpBuilder &b, Location loc,
   // Coordinates innermost first: the column (of the block), the row, then
   // the outer dims the tile does not cover.
   int64_t rank = c.tensorRank;
+  bool multicast = clusterSize > 1;
   std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
                      "d.shared::cluster.global.tile.mbarrier::complete_tx::"
-                     "bytes [$0], [$1, {";
+                     "bytes" +
+                     std::string(multicast ? ".multicast::cluster" : "") +
+                     " [$0], [$1, {";
   std::string cons = "r,l";
   for (int64_t d = 0; d < rank; ++d) {
     text += (d ? ", $" : "$") + std::to_string(2 + d);
     cons += ",r";
   }
-  text += "}], [$" + std::to_string(2 + rank) + "];";
+  text += "}], [$" + std::to_string(2 + rank) + "]";
   cons += ",r";
+  if (multicast) {
+    // Every block of the cluster: a 16-bit mask of ranks.
+    text += ", $" + std::to_string(3 + rank);
+    cons += ",h";
+  }
+  text += ";";
   Value bar32 = toI32(p, barrier), dst32 = toI32(p, shared);
+  // The share's first row and its bytes into each column block.
+  Value row0 = multicast ? p.mul(share, p.ci(rows)) : p.ci(0);
+  Value rowBytes32 =
+      multicast ? toI32(p, p.mul(row0, p.ci(inner * c.elemBytes))) : Value();
+  Value mask = multicast ? LLVM::ConstantOp::create(
+                               b, loc, b.getI16Type(),
+                               b.getI16IntegerAttr((1 << clusterSize) - 1))
+                               .getResult()
+                         : Value();
   int64_t blocks = c.blockCols ? c.cols / c.blockCols : 1;
   for (int64_t blk = 0; blk < blocks; ++blk) {
-    SmallVector<Value> ops{
-        p.add(dst32, p.c32(blk * c.rows * inner * c.elemBytes)), map};
+    Value dst = p.add(dst32, p.c32(blk * c.rows * inner * c.elemBytes));
+    if (multicast)
+      dst = p.add(dst, rowBytes32);
+    SmallVector<Value> ops{dst, map};
     ops.push_back(toI32(p, p.add(offsets[rank - 1], p.ci(blk * inner))));
-    for (int64_t d = rank - 2; d >= 0; --d)
+    ops.push_back(toI32(p, multicast ? p.add(offsets[rank - 2], row0)
+                                     : offsets[rank - 2]));
+    for (int64_t d = rank - 3; d >= 0; --d)
       ops.push_back(toI32(p, offsets[d]));
     ops.push_back(bar32);
+    if (multicast)
+      ops.push_back(mask);
     p.asmOp(text, cons, ops);
   }
+}
+
+void CudaTargetHooks::emitClusterArrive(OpBuilder &b, Location loc,
+                                        Value barrier, Value rank) {
+  PtxEmitter p(b, loc);
+  // The same barrier in the block of that rank (mapa). The arrival orders
+  // nothing but the reads of the stage, which the caller's MMA wait has
+  // completed: the default (CTA-scope) release is enough, and a
+  // cluster-scope release costs a fence on every refill.
+  p.asmOp("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, $0, $1;\n"
+          "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}",
+          "r,r", ValueRange{toI32(p, barrier), toI32(p, rank)});
+}
+
+void CudaTargetHooks::emitClusterBarrierWait(OpBuilder &b, Location loc,
+                                             Value barrier, Value phase) {
+  PtxEmitter p(b, loc);
+  p.asmOp("{\n.reg .pred P1;\nTESSERA_CWAIT:\n"
+          "mbarrier.try_wait.parity.shared::cta.b64 P1, "
+          "[$0], $1;\n"
+          "@P1 bra TESSERA_CDONE;\nbra TESSERA_CWAIT;\nTESSERA_CDONE:\n}",
+          "r,r", ValueRange{toI32(p, barrier), toI32(p, phase)});
+}
+
+void CudaTargetHooks::emitClusterSync(OpBuilder &b, Location loc) {
+  PtxEmitter p(b, loc);
+  p.asmOp("barrier.cluster.arrive.release.aligned;\n"
+          "barrier.cluster.wait.acquire.aligned;",
+          "", ValueRange{});
 }
 
 void CudaTargetHooks::emitBarrierInit(OpBuilder &b, Location loc, Value barrier,

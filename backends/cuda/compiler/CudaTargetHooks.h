@@ -79,6 +79,19 @@ public:
   void emitBulkCopy(mlir::OpBuilder &b, mlir::Location loc, const BulkCopy &c,
                     mlir::Value tensor, mlir::ValueRange offsets,
                     mlir::Value shared, mlir::Value barrier) override;
+  int64_t clusterMulticast() const override {
+    return wgmma && bulkCopies ? 2 : 1;
+  }
+  void emitBulkCopyMulticast(mlir::OpBuilder &b, mlir::Location loc,
+                             const BulkCopy &c, mlir::Value tensor,
+                             mlir::ValueRange offsets, mlir::Value shared,
+                             mlir::Value barrier, mlir::Value rank,
+                             int64_t clusterSize) override;
+  void emitClusterArrive(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value barrier, mlir::Value rank) override;
+  void emitClusterBarrierWait(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value barrier, mlir::Value phase) override;
+  void emitClusterSync(mlir::OpBuilder &b, mlir::Location loc) override;
   void emitBarrierInit(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value barrier, int64_t arrivals) override;
   void emitBarrierInitFence(mlir::OpBuilder &b, mlir::Location loc) override;
@@ -111,6 +124,10 @@ public:
   void setWarpSpecialization(bool on) { warpSpecialization = on; }
 
 private:
+  void issueBulkCopy(mlir::OpBuilder &b, mlir::Location loc, const BulkCopy &c,
+                     mlir::Value tensor, mlir::ValueRange offsets,
+                     mlir::Value shared, mlir::Value barrier, mlir::Value rank,
+                     int64_t clusterSize);
   bool wgmma;
   bool bulkCopies = true;
   bool warpSpecialization = false;

@@ -14,6 +14,7 @@
 #include "LowerTileToGpu.h"
 #include "CudaTargetHooks.h"
 #include "KernelFunction.h"
+#include "KernelInfo.h"
 #include "TileLoweringUtils.h"
 
 #include "tessera/Passes/Distribute.h"
@@ -118,7 +119,8 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     ModuleOp module, const tessera::CompileTarget &target,
     const tessera::CompileOptions &options,
     std::vector<std::pair<std::string, unsigned>> &shared,
-    std::vector<std::pair<std::string, unsigned>> *threads) {
+    std::vector<std::pair<std::string, unsigned>> *threads,
+    std::vector<std::pair<std::string, std::array<std::string, 3>>> *grids) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
                    arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect,
@@ -159,6 +161,14 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       return failure();
     for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
       std::string name = f.getSymName().str();
+      // Paired blocks (tile.cluster = 2) launch on a grid rounded up to
+      // whole pairs: the metadata takes the formulas the passes left.
+      if (grids && f.getKernel()->hasAttr("tile.cluster_rounded")) {
+        auto info = tessera::extractKernelInfo(f);
+        if (failed(info))
+          return failure();
+        grids->emplace_back(name, info->grid);
+      }
       gpu::GPUFuncOp fn = createKernelFunction(f, gpuModule, converter);
       if (!fn)
         return failure();
@@ -205,6 +215,12 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       } else {
         twin.erase();
       }
+      // Multicast copies: the kernel runs in clusters (.reqnctapercluster).
+      if (dk.cluster[0] * dk.cluster[1] * dk.cluster[2] > 1)
+        fn->setAttr("nvvm.cluster_dim",
+                    DenseI32ArrayAttr::get(ctx, {(int32_t)dk.cluster[0],
+                                                 (int32_t)dk.cluster[1],
+                                                 (int32_t)dk.cluster[2]}));
       // A warp-specialized kernel launches with its copy warp.
       if (auto t = fn->getAttrOfType<IntegerAttr>(kThreadsAttr);
           t && dk.threads > t.getInt()) {

@@ -38,7 +38,9 @@ mlir::LogicalResult lowerTileToGpu(
     mlir::ModuleOp module, const tessera::CompileTarget &target,
     const tessera::CompileOptions &options,
     std::vector<std::pair<std::string, unsigned>> &sharedBytes,
-    std::vector<std::pair<std::string, unsigned>> *threads = nullptr);
+    std::vector<std::pair<std::string, unsigned>> *threads = nullptr,
+    std::vector<std::pair<std::string, std::array<std::string, 3>>> *grids =
+        nullptr);
 
 /// sm_90a kernels with TMA copies come with a twin without them named
 /// <symbol> + kFallbackSuffix, and a descriptor global kTmaGlobalPrefix +

@@ -188,7 +188,24 @@ private:
     /// The consumers' release barriers of a warp-specialized loop (bytes
     /// from the start of shared memory), or -1.
     int64_t empties = -1;
+    /// Paired blocks with multicast copies: per stage, the barrier the
+    /// partner block arrives on once it has finished reading the stage (a
+    /// multicast refill writes into both blocks), or -1.
+    int64_t peers = -1;
   };
+  /// The kernel's blocks are paired along y (tile.cluster = 2, see
+  /// RasterOrder.cpp); `clusterRank` is the block's rank in its pair.
+  bool paired = false;
+  /// Some copies are multicast: the kernel launches in clusters of two.
+  bool clustered = false;
+  Value clusterRank;
+  /// Bulk copies whose tile both blocks of a pair read (offsets independent
+  /// of the y block index): each block copies half into both.
+  llvm::DenseSet<Operation *> multicastCopies;
+  /// Issues (scf.if) of a loop's refill whose partner release was emitted.
+  llvm::DenseSet<Operation *> releasedIssues;
+  int64_t planMulticast(KernelOp kernel, int64_t base);
+  void releasePartnerStage(AsyncCopyOp ac, const BulkPipeline &p);
   /// >0: the kernel is warp-specialized; its own threads (this many) are
   /// the consumers and block barriers are among them only.
   int64_t consumerThreads = 0;
@@ -236,6 +253,11 @@ private:
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBytes);
     return add(add(base, c(p.barriers)),
                mul(slot, c(hooks.stageBarrierBytes())));
+  }
+  Value peerBarrier(const BulkPipeline &p, Value slot) {
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBytes);
+    return add(add(base, c(p.peers)), mul(slot, c(hooks.stageBarrierBytes())));
   }
   Value emptyBarrier(const BulkPipeline &p, Value slot) {
     Value base =
@@ -2215,7 +2237,9 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     return kernel.emitOpError(
         "has no shared-memory plan: run tessera-plan-shared first");
   scratchBase = llvm::alignTo(sb.getInt(), 128);
-  if (int64_t end = planBulkPipelines(kernel, sb.getInt()); end > 0)
+  if (int64_t end =
+          planMulticast(kernel, planBulkPipelines(kernel, sb.getInt()));
+      end > 0)
     scratchBase = llvm::alignTo(end, 128);
   // Accumulators in an opaque register order get a region of shared memory
   // per warp to reorder one atom instance through.
@@ -2302,24 +2326,39 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     blockIds.push_back(gpu::BlockIdOp::create(b, loc, dims[i]));
   // Grouped block order (tile.raster = G, see RasterOrder.cpp): the linear
   // index id = y * gx + x walks G block rows down each column, then the next
-  // column; the last group takes the rows left.
-  if (auto r = kernel->getAttrOfType<IntegerAttr>("tile.raster");
-      r && r.getInt() > 1 && blockIds.size() >= 2) {
-    // The grid's sizes as the program computes them (the launch uses the
-    // same formulas), not the hardware's grid registers: ROCDL has none.
-    Value gx = kernel.getGrid()[0], gy = kernel.getGrid()[1];
-    Value g = c(r.getInt());
-    Value id = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, blockIds[1], gx), blockIds[0]);
-    Value per = arith::MulIOp::create(b, loc, g, gx);
+  // column; the last group takes the rows left. The grid's sizes are the
+  // program's (the launch uses the same formulas), not the hardware's grid
+  // registers: ROCDL has none.
+  auto grouped = [&](Value x, Value y, Value gx, Value gy, int64_t G) {
+    Value g = c(G);
+    Value id = add(mul(y, gx), x);
+    Value per = mul(g, gx);
     Value group = arith::DivUIOp::create(b, loc, id, per);
-    Value firstY = arith::MulIOp::create(b, loc, group, g);
+    Value firstY = mul(group, g);
     Value rows = arith::MinUIOp::create(
         b, loc, arith::SubIOp::create(b, loc, gy, firstY), g);
     Value inGroup = arith::RemUIOp::create(b, loc, id, per);
-    blockIds[1] = arith::AddIOp::create(
-        b, loc, firstY, arith::RemUIOp::create(b, loc, inGroup, rows));
-    blockIds[0] = arith::DivUIOp::create(b, loc, inGroup, rows);
+    return std::pair<Value, Value>(
+        arith::DivUIOp::create(b, loc, inGroup, rows),
+        add(firstY, arith::RemUIOp::create(b, loc, inGroup, rows)));
+  };
+  auto raster = kernel->getAttrOfType<IntegerAttr>("tile.raster");
+  int64_t G = raster ? raster.getInt() : 1;
+  if (paired) {
+    // Pairs of blocks (x, 2j), (x, 2j + 1) are the unit of the order: the
+    // hardware's pair (a cluster when copies are multicast) is y / 2, the
+    // rank in it y % 2, and pairs walk G / 2 pair rows at a time.
+    Value gx = kernel.getGrid()[0], gy = kernel.getGrid()[1];
+    clusterRank = remC(blockIds[1], 2);
+    Value x = blockIds[0], pair = divC(blockIds[1], 2);
+    if (G > 1)
+      std::tie(x, pair) =
+          grouped(x, pair, gx, divC(gy, 2), std::max<int64_t>(1, G / 2));
+    blockIds[0] = x;
+    blockIds[1] = add(mul(pair, c(2)), clusterRank);
+  } else if (G > 1 && blockIds.size() >= 2) {
+    std::tie(blockIds[0], blockIds[1]) = grouped(
+        blockIds[0], blockIds[1], kernel.getGrid()[0], kernel.getGrid()[1], G);
   }
   for (auto [i, arg] : llvm::enumerate(kb.getArguments()))
     arg.replaceAllUsesWith(blockIds[i]);
@@ -2339,13 +2378,24 @@ LogicalResult Distributor::run(DistributedKernel &out) {
                                 p.copiesPerStage);
           if (p.empties >= 0)
             hooks.emitBarrierInit(b, loc, emptyBarrier(p, c(s)), numWarps);
+          if (p.peers >= 0)
+            hooks.emitBarrierInit(b, loc, peerBarrier(p, c(s)), 1);
         }
       hooks.emitBarrierInitFence(b, loc);
     }
     // Every thread, the copy warp's too.
     hooks.emitBarrier(b, loc);
+    // The partner's barriers are initialized before any multicast copy or
+    // arrival reaches them.
+    if (clustered)
+      hooks.emitClusterSync(b, loc);
   }
   parent->getOperations().splice(Block::iterator(kernel), kb.getOperations());
+  // No block of a cluster exits while its partner may still signal it.
+  if (clustered) {
+    b.setInsertionPoint(kernel);
+    hooks.emitClusterSync(b, loc);
+  }
   kernel.erase();
   if (failed(lowerBlock(entry)))
     return failure();
@@ -2389,7 +2439,104 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   out.bulkCopies = usedBulkCopies;
   out.threads =
       threads + (consumerThreads ? hooks.copyWarpThreads(threads) : 0);
+  if (clustered)
+    out.cluster[1] = 2;
   return success();
+}
+
+/// Paired blocks (tile.cluster = 2): the bulk copies of the kernel's one
+/// pipelined loop whose offsets do not depend on the y block index fill the
+/// same tile in both blocks of a pair, so each block copies half of it into
+/// both (TargetHooks::emitBulkCopyMulticast) and the pair launches as a
+/// cluster. A refill then writes into the partner's stage too, so it waits
+/// until the partner has released that stage (a per-stage barrier placed
+/// from byte `base` on). Returns the end of those barriers (or `base`).
+int64_t Distributor::planMulticast(KernelOp kernel, int64_t base) {
+  auto cl = kernel->getAttrOfType<IntegerAttr>("tile.cluster");
+  paired = cl && cl.getInt() == 2 && kernel->hasAttr("tile.cluster_rounded") &&
+           kernel.getGrid().size() >= 2;
+  if (!paired || hooks.clusterMulticast() < 2 || bulkPipelines.size() != 1 ||
+      hooks.copyWarpThreads(threads) > 0)
+    return base;
+  // Both blocks of a pair must run the same iterations of the same loop.
+  SmallVector<scf::ForOp> loops;
+  kernel.walk([&](scf::ForOp f) {
+    if (f->hasAttr("tile.num_stages"))
+      loops.push_back(f);
+  });
+  llvm::DenseMap<Value, unsigned> memo;
+  constexpr unsigned Y = 2;
+  if (loops.size() != 1 || loops[0]->getBlock() != &kernel.getBodyBlock() ||
+      ((blockDeps(loops[0].getLowerBound(), kernel, memo) |
+        blockDeps(loops[0].getUpperBound(), kernel, memo) |
+        blockDeps(loops[0].getStep(), kernel, memo)) &
+       Y))
+    return base;
+  kernel.walk([&](AsyncCopyOp ac) {
+    std::optional<BulkCopy> bc = bulkCopyOf(ac);
+    // Halves of whole swizzle atoms (8 rows).
+    if (!bulkPipelineOf(ac) || !bc || bc->rows % 16)
+      return;
+    unsigned d = 0;
+    for (Value o : ac.getSrcOffsets())
+      d |= blockDeps(o, kernel, memo);
+    if (!(d & Y))
+      multicastCopies.insert(ac);
+  });
+  if (multicastCopies.empty())
+    return base;
+  clustered = true;
+  BulkPipeline &p = bulkPipelines.begin()->second;
+  int64_t bytes = hooks.stageBarrierBytes();
+  int64_t at = llvm::alignTo(base, bytes);
+  p.peers = at;
+  return at + p.stages * bytes;
+}
+
+/// Before the first multicast copy of a loop's refill at iteration t: this
+/// block releases to its partner the stage iteration t - 1 read (its reads
+/// are done where the refill is issued), then, where the refill overwrites
+/// a stage used before, waits for the partner's release of that use. The
+/// pipeline (tessera-pipeline-loops) refills the stage read at t - 2 in
+/// paired kernels, released by the partner an iteration earlier.
+void Distributor::releasePartnerStage(AsyncCopyOp ac, const BulkPipeline &p) {
+  auto issue = dyn_cast<scf::IfOp>(ac->getParentOp());
+  auto loop = issue ? dyn_cast<scf::ForOp>(issue->getParentOp()) : scf::ForOp();
+  if (!loop || !loop->hasAttr("tile.num_stages") ||
+      !releasedIssues.insert(issue).second)
+    return;
+  auto cmp = issue.getCondition().getDefiningOp<arith::CmpIOp>();
+  auto sv = ac.getDst().getDefiningOp<StageViewOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::ult || !sv)
+    return;
+  // Iteration numbers (from 0) of this iteration and of the one refilled.
+  auto iteration = [&](Value iv) {
+    return arith::DivUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
+        loop.getStep());
+  };
+  Value t = iteration(loop.getInductionVar());
+  Value tn = iteration(cmp.getLhs());
+  Value partner = xorI(clusterRank, c(1));
+  {
+    Value later =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, t, c(1));
+    auto ifOp = scf::IfOp::create(b, loc, later, /*withElse=*/false);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value prev = remC(arith::SubIOp::create(b, loc, t, c(1)), p.stages);
+    hooks.emitClusterArrive(b, loc, peerBarrier(p, prev), partner);
+  }
+  Value reused =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tn, c(p.stages));
+  auto ifOp = scf::IfOp::create(b, loc, reused, /*withElse=*/false);
+  OpBuilder::InsertionGuard gd(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  // The stage's use u = tn / S waits for the partner's release of use
+  // u - 1: phase u - 1 of the barrier.
+  Value parity =
+      remC(arith::SubIOp::create(b, loc, divC(tn, p.stages), c(1)), 2);
+  hooks.emitClusterBarrierWait(b, loc, peerBarrier(p, sv.getStage()), parity);
 }
 
 /// tessera-pipeline issues the copies of iteration i + S - 1 at the end of
@@ -2726,7 +2873,14 @@ int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
     if (!sv)
       continue;
     int64_t stages = cast<TileType>(sv.getBuffer().getType()).getShape()[0];
-    if (stages < 2 || list.size() % stages)
+    // Copies per stage: those the loop issues each iteration (the prologue
+    // fills as many stages as the copies run ahead, fewer than `stages` in
+    // paired kernels).
+    int64_t perStage = llvm::count_if(list, [](AsyncCopyOp ac) {
+      auto f = ac->getParentOfType<scf::ForOp>();
+      return f && f->hasAttr("tile.num_stages");
+    });
+    if (stages < 2 || perStage == 0 || list.size() % perStage)
       continue;
     if (!llvm::all_of(
             list, [&](AsyncCopyOp ac) { return bulkCopyOf(ac).has_value(); }))
@@ -2734,7 +2888,7 @@ int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
     BulkPipeline p;
     p.barriers = at;
     p.stages = stages;
-    p.copiesPerStage = int64_t(list.size()) / stages;
+    p.copiesPerStage = perStage;
     at += stages * bytes;
     // Room for release barriers, should the loop be warp-specialized.
     if (hooks.copyWarpThreads(threads) > 0) {
@@ -2764,11 +2918,19 @@ LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
     auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
+  bool multicast = multicastCopies.contains(ac);
+  if (multicast)
+    releasePartnerStage(ac, p);
   Value bar = stageBarrier(p, sv.getStage());
+  // A multicast tile arrives whole: half from each block of the pair.
   hooks.emitBarrierArriveExpect(b, loc, bar,
                                 bc->rows * bc->cols * bc->elemBytes);
-  hooks.emitBulkCopy(b, loc, *bc, mem, ac.getSrcOffsets(),
-                     sharedAddress(d, d.base), bar);
+  if (multicast)
+    hooks.emitBulkCopyMulticast(b, loc, *bc, mem, ac.getSrcOffsets(),
+                                sharedAddress(d, d.base), bar, clusterRank, 2);
+  else
+    hooks.emitBulkCopy(b, loc, *bc, mem, ac.getSrcOffsets(),
+                       sharedAddress(d, d.base), bar);
   usedBulkCopies = true;
   return success();
 }

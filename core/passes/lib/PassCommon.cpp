@@ -173,6 +173,24 @@ std::string dataTypeName(Type t) {
   return s;
 }
 
+unsigned blockDeps(Value v, tile::KernelOp kernel,
+                   llvm::DenseMap<Value, unsigned> &memo) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  memo[v] = 0; // cycles (loop-carried values) contribute nothing
+  unsigned deps = 0;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() == &kernel.getBodyBlock())
+      deps = 1u << arg.getArgNumber();
+  } else if (Operation *def = v.getDefiningOp();
+             def && kernel->isProperAncestor(def)) {
+    for (Value o : def->getOperands())
+      deps |= blockDeps(o, kernel, memo);
+  }
+  memo[v] = deps;
+  return deps;
+}
+
 SmallVector<tile::KernelOp> kernelsOf(ModuleOp m) {
   SmallVector<tile::KernelOp> ks;
   m.walk([&](tile::KernelOp k) { ks.push_back(k); });

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace tessera::passes {
 
@@ -66,6 +67,21 @@ std::unique_ptr<P> makeTargetPass(const std::string &target) {
   p->target = target;
   return p;
 }
+
+/// Bit i set: `v` depends on the block index i of `kernel` (values defined
+/// outside the kernel depend on none; loop-carried cycles add nothing).
+unsigned blockDeps(mlir::Value v, tile::KernelOp kernel,
+                   llvm::DenseMap<mlir::Value, unsigned> &memo);
+
+/// Whether the blocks of `kernel` can be paired along y into clusters
+/// (Clusters.cpp): a gemm operand is copied from global memory inside the
+/// kernel's one pipelined loop at offsets that depend on x but not y, and
+/// the loop sits at the top of the kernel with bounds independent of y.
+bool pairableBlocks(tile::KernelOp kernel);
+/// Pairs the blocks (Clusters.cpp): rounds the grid's y size up to even,
+/// guards writes to global memory by `by < gy`, records `tile.cluster = 2`
+/// and `tile.cluster_rounded`.
+void pairBlocks(tile::KernelOp kernel);
 
 /// The tile.kernel ops of the module.
 llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);

@@ -20,6 +20,18 @@
 // its stage, so that distribution may give the loop per-stage transaction
 // barriers instead of group counts (TargetHooks::canBulkCopy).
 //
+// Paired blocks (Clusters.cpp): on a target with multicast copies
+// (`cluster_multicast = 2`) the pass pairs the blocks of a kernel whose one
+// pipelined loop has a stage to spare (min_pipeline_stages deepened it past
+// what the program asked for), unless the program says `tile.cluster = 1`;
+// `tile.cluster = 2` pairs them regardless. A refill then also writes into
+// the partner block, which must have released the stage first, so the copies
+// run D = S-2 iterations ahead instead of S-1 (with S >= 3): a refill at
+// iteration i overwrites the stage read at i - 2, which the partner released
+// an iteration earlier, and its release is not waited for on the critical
+// path. (Measured on the H100: pairing where that costs the loop a stage of
+// distance lost 6-50%; see docs/benchmarks.md.)
+//
 //===----------------------------------------------------------------------===//
 
 #include "PassCommon.h"
@@ -30,6 +42,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/Pass.h"
+
+#include <cstdlib>
+#include <string>
 
 using namespace mlir;
 using namespace tessera;
@@ -70,7 +85,7 @@ struct Candidate {
 };
 
 void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
-                  int64_t kernelSharedBytes, int64_t id) {
+                  int64_t kernelSharedBytes, int64_t id, bool mayPair) {
   Block *body = &p.getBodyBlock();
   int64_t S = p.getNumStages();
   SmallVector<Candidate> cands;
@@ -141,6 +156,17 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   }
   if (cands.empty())
     S = 1;
+  // Iterations the copies run ahead (see the file comment): pair the blocks
+  // where a stage is to spare.
+  auto kernelOp = p->getParentOfType<KernelOp>();
+  if (mayPair && kernelOp && S > requested && S >= 3 &&
+      pairableBlocks(kernelOp))
+    pairBlocks(kernelOp);
+  auto cluster = kernelOp ? kernelOp->getAttrOfType<IntegerAttr>("tile.cluster")
+                          : IntegerAttr();
+  int64_t D = S - 1;
+  if (cluster && cluster.getInt() == 2 && S >= 3)
+    D = S - 2;
 
   auto forOp = scf::ForOp::create(b, loc, p.getLowerBound(), p.getUpperBound(),
                                   p.getStep());
@@ -203,9 +229,9 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     CommitGroupOp::create(ob, loc)->setAttr(kPipelineAttr,
                                             ob.getI64IntegerAttr(id));
   };
-  // Prologue: the first S-1 stages.
+  // Prologue: the first D stages.
   b.setInsertionPoint(forOp);
-  for (int64_t s = 0; s < S - 1; ++s) {
+  for (int64_t s = 0; s < D; ++s) {
     Value iv = s == 0 ? lb
                       : arith::AddIOp::create(
                             b, loc, lb,
@@ -222,7 +248,7 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   // (how often the slot was filled before, mod 2).
   Value phase = arith::RemUIOp::create(
       fb, loc, arith::DivUIOp::create(fb, loc, t, cst(fb, S)), cst(fb, 2));
-  WaitGroupOp::create(fb, loc, S - 2, ValueRange{slot, phase})
+  WaitGroupOp::create(fb, loc, D - 1, ValueRange{slot, phase})
       ->setAttr(kPipelineAttr, fb.getI64IntegerAttr(id));
   for (size_t i = 0; i < cands.size(); ++i) {
     Value view = StageViewOp::create(fb, loc, cands[i].alloc.getType(),
@@ -233,9 +259,9 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   }
   fb.setInsertionPoint(nb->getTerminator());
   Value next = arith::AddIOp::create(
-      fb, loc, iv, arith::MulIOp::create(fb, loc, step, cst(fb, S - 1)));
+      fb, loc, iv, arith::MulIOp::create(fb, loc, step, cst(fb, D)));
   Value nslot = arith::RemUIOp::create(
-      fb, loc, arith::AddIOp::create(fb, loc, t, cst(fb, S - 1)), cst(fb, S));
+      fb, loc, arith::AddIOp::create(fb, loc, t, cst(fb, D)), cst(fb, S));
   issue(fb, next, nslot);
   // Epilogue: drain.
   b.setInsertionPointAfter(forOp);
@@ -263,6 +289,9 @@ struct PipelinePass : TargetPass<PipelinePass> {
   }
   void runWithTarget(const target::TargetDescription &t) {
     for (KernelOp k : kernelsOf(getOperation())) {
+      bool mayPair = false;
+      if (failed(clusterRequest(k, t, mayPair)))
+        return signalPassFailure();
       int64_t shared = 0;
       k.walk([&](AllocOp a) {
         if (a.getType().isShared())
@@ -272,8 +301,35 @@ struct PipelinePass : TargetPass<PipelinePass> {
       k.walk([&](PipelinedOp p) { loops.push_back(p); });
       int64_t id = 0;
       for (PipelinedOp p : loops)
-        pipelineLoop(p, t, shared, id++);
+        pipelineLoop(p, t, shared, id++, mayPair);
     }
+  }
+
+  /// Checks a program's `tile.cluster` and pairs the blocks it asks to;
+  /// sets `mayPair` where the pass may decide itself.
+  LogicalResult clusterRequest(KernelOp k, const target::TargetDescription &t,
+                               bool &mayPair) {
+    if (k->hasAttr("tile.cluster_rounded"))
+      return success();
+    auto a = k->getAttrOfType<IntegerAttr>("tile.cluster");
+    if (a && a.getInt() != 1 && a.getInt() != 2)
+      return k.emitOpError("tile.cluster must be 1 or 2, got ") << a.getInt();
+    if (a && a.getInt() == 2) {
+      if (t.clusterMulticast < 2)
+        return k.emitOpError("tile.cluster = 2 needs a target with "
+                             "thread-block clusters; target '")
+               << t.name << "' has none";
+      if (k.getGrid().size() < 2)
+        return k.emitOpError("tile.cluster = 2 needs a grid of two or "
+                             "three dimensions");
+      pairBlocks(k);
+      return success();
+    }
+    // TESSERA_CLUSTERS=0 keeps blocks unpaired (for A/B measurements).
+    const char *env = std::getenv("TESSERA_CLUSTERS");
+    mayPair =
+        !a && t.clusterMulticast >= 2 && !(env && std::string(env) == "0");
+    return success();
   }
 };
 

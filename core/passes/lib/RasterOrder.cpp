@@ -41,25 +41,6 @@ namespace {
 /// linear order for 128x128 tiles at 4096.
 constexpr int64_t kDefaultGroup = 4;
 
-/// Bit i set: `v` depends on the kernel's block index i.
-unsigned blockDeps(Value v, KernelOp kernel,
-                   llvm::DenseMap<Value, unsigned> &memo) {
-  if (auto it = memo.find(v); it != memo.end())
-    return it->second;
-  memo[v] = 0; // cycles (loop-carried values) contribute nothing
-  unsigned deps = 0;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() == &kernel.getBodyBlock())
-      deps = 1u << arg.getArgNumber();
-  } else if (Operation *def = v.getDefiningOp();
-             def && kernel->isProperAncestor(def)) {
-    for (Value o : def->getOperands())
-      deps |= blockDeps(o, kernel, memo);
-  }
-  memo[v] = deps;
-  return deps;
-}
-
 /// Block indices the global offsets of the copies filling `tile` depend on;
 /// nullopt when no copy from global memory fills it.
 std::optional<unsigned> operandDeps(Value tile, KernelOp kernel,

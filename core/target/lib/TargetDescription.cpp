@@ -345,6 +345,11 @@ TargetDescription readTarget(const toml::table &root, const std::string &file) {
   t.asyncCopy = *ack;
   if (r.has("min_pipeline_stages"))
     t.minPipelineStages = r.int32("min_pipeline_stages");
+  if (r.has("cluster_multicast")) {
+    t.clusterMulticast = r.int32("cluster_multicast");
+    if (t.clusterMulticast != 1 && t.clusterMulticast != 2)
+      r.fail("key 'cluster_multicast' must be 1 or 2");
+  }
 
   TableReader smem = r.table("shared_memory");
   t.sharedMemoryPerBlock = smem.integer("per_block");

@@ -8,11 +8,12 @@
 // tensor. With TESSERA_CUDA_WARP_SPECIALIZATION=1 a copy warp issues the
 // copies (160 threads), waiting on release barriers the consumer warps
 // arrive on, and the consumers' barriers are a named barrier of 128 threads.
+// (Blocks unpaired, TESSERA_CLUSTERS=0: clusters.mlir checks paired ones.)
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t/plain %t/ws %t/sm80
-// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
+// RUN: env TESSERA_CLUSTERS=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
 // RUN: FileCheck %s --input-file %t/plain/kernel.sm_90a.ptx
-// RUN: env TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
+// RUN: env TESSERA_CLUSTERS=0 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
 // RUN: %tessera info %t/ws.tsb | FileCheck %s --check-prefix=WSINFO
 // RUN: mkdir -p %t/i8 && %tessera compile %examples/zoo/gemm_i8_i32.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/i8.tsb --dump-dir %t/i8

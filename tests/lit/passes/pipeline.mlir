@@ -1,25 +1,26 @@
 // Software pipelining: multi-buffers, async copy groups, waits and stage counts.
 // Generated decisions were reviewed by hand; each RUN line is one example on one target.
+// Blocks unpaired on sm_90a (TESSERA_CLUSTERS=0): clusters.mlir checks paired pipelines.
 
-// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/elementwise_add.mlir | FileCheck %s --check-prefix=SM90-ELEMENTWISE-ADD
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/elementwise_add.mlir | FileCheck %s --check-prefix=SM90-ELEMENTWISE-ADD
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/elementwise_add.mlir | FileCheck %s --check-prefix=GFX942-ELEMENTWISE-ADD
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/elementwise_add.mlir | FileCheck %s --check-prefix=HOST-ELEMENTWISE-ADD
-// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=GFX942-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=HOST-FLASH-ATTENTION-FWD
-// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/gemm.mlir | FileCheck %s --check-prefix=GFX942-GEMM
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/gemm.mlir | FileCheck %s --check-prefix=HOST-GEMM
-// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm_f32.mlir | FileCheck %s --check-prefix=SM90-GEMM-F32
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm_f32.mlir | FileCheck %s --check-prefix=SM90-GEMM-F32
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/gemm_f32.mlir | FileCheck %s --check-prefix=GFX942-GEMM-F32
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/gemm_f32.mlir | FileCheck %s --check-prefix=HOST-GEMM-F32
-// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm_relu.mlir | FileCheck %s --check-prefix=SM90-GEMM-RELU
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm_relu.mlir | FileCheck %s --check-prefix=SM90-GEMM-RELU
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/gemm_relu.mlir | FileCheck %s --check-prefix=GFX942-GEMM-RELU
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/gemm_relu.mlir | FileCheck %s --check-prefix=HOST-GEMM-RELU
-// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/rmsnorm.mlir | FileCheck %s --check-prefix=SM90-RMSNORM
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/rmsnorm.mlir | FileCheck %s --check-prefix=SM90-RMSNORM
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/rmsnorm.mlir | FileCheck %s --check-prefix=GFX942-RMSNORM
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/rmsnorm.mlir | FileCheck %s --check-prefix=HOST-RMSNORM
-// RUN: %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/softmax.mlir | FileCheck %s --check-prefix=SM90-SOFTMAX
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/softmax.mlir | FileCheck %s --check-prefix=SM90-SOFTMAX
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/softmax.mlir | FileCheck %s --check-prefix=GFX942-SOFTMAX
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/softmax.mlir | FileCheck %s --check-prefix=HOST-SOFTMAX
 

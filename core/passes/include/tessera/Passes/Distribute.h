@@ -33,6 +33,10 @@ struct DistributedKernel {
   /// Threads per block the kernel launches with: the tile.kernel's, plus the
   /// copy warp of a warp-specialized loop (TargetHooks::copyWarpThreads).
   int64_t threads = 0;
+  /// Blocks per thread-block cluster along x, y, z: {1, 2, 1} where a paired
+  /// kernel (tile.cluster = 2) fills shared tiles by multicast copies, else
+  /// all 1 (no cluster).
+  int64_t cluster[3] = {1, 1, 1};
 };
 
 /// Distributes the tile ops of `body`, the single-block region of a function

@@ -92,6 +92,10 @@ struct TargetDescription {
   /// Optional: software pipelines shallower than this are deepened to it
   /// where shared memory allows two blocks per multiprocessor (0: never).
   int minPipelineStages = 0;
+  /// Optional: blocks of one thread-block cluster that one copy can fill at
+  /// once (a multicast bulk copy), or 1: no clusters. tessera-raster-order
+  /// pairs GEMM blocks that share an operand into clusters where this is 2.
+  int clusterMulticast = 1;
   int globalLoadVectorBytes = 16; ///< widest global load per thread
   std::map<std::string, double>
       peakFlops;              ///< per input dtype, FLOP/s (or OP/s)

@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,7 +30,7 @@
 namespace tessera {
 
 /// Bumped whenever CompilerPlugin's virtual interface changes.
-constexpr unsigned kCompilerPluginAbiVersion = 2;
+constexpr unsigned kCompilerPluginAbiVersion = 3;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
 struct CompileTarget {
@@ -60,6 +61,10 @@ struct CompiledImage {
   /// Threads per block the lowering chose, by tile.func name, where it
   /// differs from the kernel's `threads` (e.g. an extra producer warpgroup).
   std::vector<std::pair<std::string, unsigned>> threads;
+  /// Grid formulas (x, y, z, as in the kernel metadata) by tile.func name,
+  /// where the lowering changed the kernel's grid (e.g. rounded up to whole
+  /// thread-block clusters).
+  std::vector<std::pair<std::string, std::array<std::string, 3>>> grids;
 };
 
 class CompilerPlugin {

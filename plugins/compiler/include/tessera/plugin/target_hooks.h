@@ -238,6 +238,36 @@ public:
                             mlir::Value /*tensor*/,
                             mlir::ValueRange /*offsets*/,
                             mlir::Value /*shared*/, mlir::Value /*barrier*/) {}
+  /// Thread-block clusters (tile.cluster = 2, tessera-raster-order): how
+  /// many blocks of a cluster one bulk copy can fill at once, or 1 when the
+  /// backend has no such copy (then a paired kernel runs unclustered).
+  virtual int64_t clusterMulticast() const { return 1; }
+  /// Issues the share of block `rank` (an `index`, 0 .. clusterSize - 1) of
+  /// copy `c`: rows [rank * rows / clusterSize, (rank + 1) * rows /
+  /// clusterSize) of the tile (of each column block), written to the same
+  /// shared address in every block of the cluster and completing on the
+  /// barrier at `barrier` in each of them. Called by one thread of each
+  /// block; each block's barrier expects the whole tile.
+  virtual void
+  emitBulkCopyMulticast(mlir::OpBuilder &, mlir::Location, const BulkCopy &,
+                        mlir::Value /*tensor*/, mlir::ValueRange /*offsets*/,
+                        mlir::Value /*shared*/, mlir::Value /*barrier*/,
+                        mlir::Value /*rank*/, int64_t /*clusterSize*/) {}
+  /// One arrival on the barrier at the shared address `barrier` in block
+  /// `rank` of the cluster. It publishes only that the caller's reads of a
+  /// stage are done (the caller has waited for them), not other writes.
+  virtual void emitClusterArrive(mlir::OpBuilder &, mlir::Location,
+                                 mlir::Value /*barrier*/,
+                                 mlir::Value /*rank*/) {}
+  /// emitBarrierWait on a barrier that other blocks of the cluster arrive
+  /// on (emitClusterArrive).
+  virtual void emitClusterBarrierWait(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value barrier, mlir::Value phase) {
+    emitBarrierWait(b, loc, barrier, phase);
+  }
+  /// A barrier among every thread of every block of the cluster.
+  virtual void emitClusterSync(mlir::OpBuilder &, mlir::Location) {}
+
   /// Bytes (and alignment) of one stage barrier.
   virtual int64_t stageBarrierBytes() const { return 8; }
   /// Initializes the barrier at `barrier` (called by one thread; the core

@@ -1,0 +1,49 @@
+// Paired blocks on sm_90a (tests/lit/passes/clusters.mlir): gemm.mlir's
+// blocks launch in clusters of two along y (.reqnctapercluster 1, 2, 1);
+// the B tile both blocks of a pair read (offsets follow x alone) is copied
+// half by each block with .multicast::cluster (mask 3) through a map whose
+// box is half the rows (16 of 32), the A tile by each block alone. A refill
+// first arrives on the partner's release barrier (mapa + remote arrive) for
+// the stage read an iteration before, then waits on its own for the stage
+// it overwrites. Cluster barriers follow the barriers' initialization and
+// end the kernel. The metadata's grid rounds y up to whole pairs; the twin
+// without TMA (__fallback) launches on the same grid without clusters.
+// REQUIRES: tessera, plugin-cuda
+// RUN: rm -rf %t && mkdir -p %t/g %t/n
+// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
+// RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
+// RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
+// RUN: %tessera compile %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/n.tsb --dump-dir %t/n
+// RUN: FileCheck %s --check-prefix=NONE --input-file %t/n/kernel.sm_90a.ptx
+// RUN: %tessera info %t/n.tsb | FileCheck %s --check-prefix=NONEINFO
+
+// "TMA2", 2 maps; A: box {32, 128}; B: box {64, 16} (half of 32 rows).
+// CHECK: tessera_tma_tessera_kernel_gemm[112] = {84, 77, 65, 50, 2, 0, 0, 0, {{([0-9]+, )+}}32, 0, 0, 0, 128, 0, 0, 0, {{([0-9]+, )+}}64, 0, 0, 0, 16, 0, 0, 0,
+// CHECK: .visible .entry tessera_kernel_gemm__fallback(
+// CHECK-NOT: reqnctapercluster
+// CHECK-NOT: multicast
+// CHECK: .visible .entry tessera_kernel_gemm(
+// CHECK: .reqnctapercluster 1, 2, 1
+// CHECK: mbarrier.init.shared::cta.b64
+// CHECK: fence.mbarrier_init.release.cluster;
+// CHECK: bar.sync 0;
+// CHECK: barrier.cluster.arrive.release.aligned;
+// CHECK-NEXT: barrier.cluster.wait.acquire.aligned;
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%r[0-9]+}}];
+// CHECK: mov.b16 [[MASK:%rs[0-9]+]], 3;
+// CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%r[0-9]+}}], [[MASK]];
+// CHECK: wgmma.wait_group.sync.aligned 1;
+// CHECK: mapa.shared::cluster.u32 remote,
+// CHECK-NEXT: mbarrier.arrive.shared::cluster.b64 _, [remote];
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK: multicast::cluster
+// CHECK: barrier.cluster.arrive.release.aligned;
+// CHECK-NEXT: barrier.cluster.wait.acquire.aligned;
+// CHECK: ret;
+
+// INFO: kernel gemm (symbol tessera_kernel_gemm): 128 threads, {{[0-9]+}} shared bytes, grid [ceildiv(N, 128), (ceildiv(ceildiv(M, 128), 2) * 2), 1]
+
+// NONE-NOT: reqnctapercluster
+// NONE-NOT: multicast
+// NONE-NOT: mapa
+// NONEINFO: grid [ceildiv(N, 128), ceildiv(M, 128), 1]
