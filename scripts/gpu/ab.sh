@@ -68,16 +68,12 @@ for tool in memcheck racecheck synccheck; do
   compute-sanitizer --tool $tool --error-exitcode 9 "$bin/tessera" run $a/on/gemm.tsb --device cuda \
     --shape M=300,N=260,K=1000 --iters 1 --warmup 0 >> "$s" 2>&1; echo "sanitize $tool gemm: rc=$?" | tee -a "$s"
 done
-python3 - <<'PY' | tee -a "$bench"
-import json, torch
-def t(fn, it=20):
-    for _ in range(5): fn()
-    s, e = torch.cuda.Event(True), torch.cuda.Event(True)
-    torch.cuda.synchronize(); s.record()
-    for _ in range(it): fn()
-    e.record(); torch.cuda.synchronize(); return s.elapsed_time(e) / it
+# The peers, timed as bench/gpu/peers.py times them.
+PYTHONPATH=bench/gpu python3 - <<'PY' | tee -a "$bench"
+import torch
+from peers import bench, emit
 for n in (4096, 8192):
     for dt in (torch.half, torch.bfloat16):
         a = torch.randn(n, n, device="cuda", dtype=dt); b = torch.randn(n, n, device="cuda", dtype=dt)
-        print(json.dumps({"peer": f"torch.matmul {dt}", "n": n, "ms": t(lambda: a @ b)}))
+        emit(peer=f"torch.matmul {dt}", n=n, ms=bench(lambda: a @ b))
 PY
