@@ -2,6 +2,7 @@
 
 #include "HipTargetHooks.h"
 #include "AccumulatorScaling.h"
+#include "BufferLoads.h"
 #include "Fp8InRegisters.h"
 
 #include "tessera/layout/LayoutSpec.h"
@@ -27,6 +28,27 @@ MatrixCores tessera::hip::matrixCoresOf(llvm::StringRef chip) {
   if (chip.starts_with("gfx12"))
     return MatrixCores::Rdna4;
   return MatrixCores::None;
+}
+
+HipTargetHooks::HipTargetHooks(llvm::StringRef chip)
+    : cores(matrixCoresOf(chip)), bufferFlags(bufferResourceFlags(chip)) {}
+
+bool HipTargetHooks::beginGlobalLoads(OpBuilder &b, Location loc,
+                                      GlobalTensorRef &t) {
+  if (!bufferFlags)
+    return false;
+  trapBeyondBufferReach(b, loc, t.reachBytes);
+  t.state = makeBufferResource(b, loc, t.memref, t.extentBytes, t.originBytes,
+                               *bufferFlags);
+  return true;
+}
+
+Value HipTargetHooks::loadGlobal(OpBuilder &b, Location loc,
+                                 const GlobalTensorRef &t, Value index,
+                                 Type elem, int64_t n, Value valid) {
+  if (!t.state)
+    return {};
+  return bufferLoad(b, loc, t.state, index, elem, n, valid);
 }
 
 namespace {

@@ -7,10 +7,13 @@
 // elements; canEmitAtom checks the description's layouts are exactly those
 // (a TOML naming another layout for an atom gets no atom rather than wrong
 // results). Operands whose K run lies along the stored rows of an LDS tile
-// are read as vectors (ds_read_b64/b128). Everything else keeps the portable
-// defaults: gpu.barrier, gpu.shuffle (wave64 on CDNA, wave32 on RDNA, from the
-// description), and no asynchronous copies (the core then copies synchronously;
-// LDS double buffering comes from its pipelining of shared tiles).
+// are read as vectors (ds_read_b64/b128). Copies load global tensors with
+// buffer loads (BufferLoads.h), which read 0 past the tensor's extent instead
+// of branching at its edges. Everything else keeps the portable defaults:
+// gpu.barrier, gpu.shuffle (wave64 on CDNA, wave32 on RDNA, from the
+// description), and no asynchronous copies (the core then copies
+// synchronously; LDS double buffering comes from its pipelining of shared
+// tiles).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSERA_BACKENDS_HIP_HIPTARGETHOOKS_H
@@ -18,6 +21,8 @@
 
 #include "tessera/plugin/target_hooks.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tessera::hip {
@@ -35,7 +40,7 @@ MatrixCores matrixCoresOf(llvm::StringRef chip);
 
 class HipTargetHooks final : public TargetHooks {
 public:
-  explicit HipTargetHooks(llvm::StringRef chip) : cores(matrixCoresOf(chip)) {}
+  explicit HipTargetHooks(llvm::StringRef chip);
   bool canEmitAtom(const target::MmaAtom &atom) const override;
   llvm::SmallVector<mlir::Value>
   emitMma(mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,
@@ -52,12 +57,24 @@ public:
                       const SharedMatrix &m, bool transposed, mlir::Value row0,
                       mlir::Value col0, mlir::Type elemType,
                       llvm::SmallVectorImpl<mlir::Value> &out) override;
+  /// A buffer resource from the copy's first element to the tensor's end
+  /// (BufferLoads.h); the kernel stops where the copy reaches further than
+  /// 32-bit offsets do.
+  bool beginGlobalLoads(mlir::OpBuilder &b, mlir::Location loc,
+                        GlobalTensorRef &t) override;
+  /// A raw buffer load whose offset is out of range where `valid` is false.
+  mlir::Value loadGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                         const GlobalTensorRef &t, mlir::Value index,
+                         mlir::Type elem, int64_t n,
+                         mlir::Value valid) override;
 
 private:
   static void scaleAll(mlir::OpBuilder &b, mlir::Location loc,
                        llvm::SmallVectorImpl<mlir::Value> &acc, double factor);
 
   MatrixCores cores;
+  /// The chip's buffer resource flags word; none: no buffer loads.
+  std::optional<uint32_t> bufferFlags;
 };
 
 } // namespace tessera::hip

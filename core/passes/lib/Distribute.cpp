@@ -34,6 +34,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 #include <map>
 
@@ -405,6 +406,57 @@ private:
                           bool async);
   LogicalResult copyGlobalToShared(Operation *op, Value src, ValueRange off,
                                    const SharedTile &d, bool async);
+  /// A copy from a global tensor through the target's loads that read zero
+  /// outside it (TargetHooks::loadGlobal).
+  struct GlobalLoads {
+    GlobalTensorRef ref;
+    /// The copy's offsets (its first element) and the tensor's row-major
+    /// strides, in elements.
+    SmallVector<Value> off, strides;
+  };
+  /// Emits the loads of a copy from global memref `mem` (dims `dims`) by
+  /// `body`: with the target's loads where the target takes the copy
+  /// (TargetHooks::beginGlobalLoads), else with a null argument (the core's
+  /// loads, masked at the tensor's edges). The copy starts at `off` and
+  /// covers `extents[k]` indices of tensor dim k from there.
+  void withGlobalLoads(Value mem, ArrayRef<Value> dims, ValueRange off,
+                       ArrayRef<int64_t> extents,
+                       function_ref<void(const GlobalLoads *)> body);
+  /// The extents per tensor dim of a copy of a rank-r tile of `shape` from
+  /// a tensor of rank `rank` (the tile covers the last r dims).
+  static SmallVector<int64_t> tileExtents(int64_t rank,
+                                          ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> e(rank - int64_t(shape.size()), 1);
+    e.append(shape.begin(), shape.end());
+    return e;
+  }
+  /// The element of global memref `mem` at indices `g`, zero where `valid`
+  /// is false: through the target's loads where `gl` is given, else masked.
+  Value loadGlobalElem(const GlobalLoads *gl, Value mem, ArrayRef<Value> g,
+                       Value valid);
+  /// The `n` elements of a row of the copy's tensor from indices `g` on, each
+  /// zero where it lies outside the tensor (`outer`: whether `g` is inside
+  /// in the other dims, from outerInside), through the target's loads, in
+  /// one call with a validity bit per element.
+  SmallVector<Value> loadGlobalRow(const GlobalLoads &gl, Value mem,
+                                   ArrayRef<Value> g, ArrayRef<Value> outer,
+                                   ArrayRef<Value> dims, int64_t n);
+  /// The `n` elements of `mem` from indices `g` on (a piece of a row the
+  /// caller knows is inside the tensor and aligned to its size) as a
+  /// vector<n>: through the target's loads where `gl` is given.
+  Value loadGlobalVector(const GlobalLoads *gl, Value mem, ArrayRef<Value> g,
+                         int64_t n);
+  /// The element index of global indices `g` counted from the copy's first
+  /// element (GlobalLoads::off), as TargetHooks::loadGlobal takes it.
+  Value indexInCopy(const GlobalLoads &gl, ArrayRef<Value> g) {
+    Value lin;
+    for (size_t k = 0; k < g.size(); ++k) {
+      Value d = arith::SubIOp::create(b, loc, g[k], gl.off[k]);
+      Value term = k + 1 == g.size() ? d : mul(d, gl.strides[k]);
+      lin = lin ? add(lin, term) : term;
+    }
+    return lin;
+  }
   /// Register staging (AsyncCopyKind::Registers): an async copy into a
   /// stage loads its vectors into private registers, kept per multi-stage
   /// buffer; the pipeline's next stage wait stores them into the stage it
@@ -974,6 +1026,112 @@ LogicalResult Distributor::lowerReduce(ReduceOp r) {
   return success();
 }
 
+void Distributor::withGlobalLoads(
+    Value mem, ArrayRef<Value> dims, ValueRange off, ArrayRef<int64_t> extents,
+    function_ref<void(const GlobalLoads *)> body) {
+  Type elem = cast<MemRefType>(mem.getType()).getElementType();
+  int64_t eb = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+  // What is built here stays only where the target takes the copy: a
+  // target without such loads gets exactly the code it got before the hook
+  // existed.
+  struct Collect : OpBuilder::Listener {
+    SmallVector<Operation *> ops;
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      ops.push_back(op);
+    }
+  } made;
+  OpBuilder::Listener *listener = b.getListener();
+  b.setListener(&made);
+  GlobalLoads gl;
+  gl.off.assign(off.begin(), off.end());
+  int64_t rank = int64_t(dims.size());
+  gl.strides.assign(rank, Value());
+  for (int64_t k = rank - 1; k >= 0; --k)
+    gl.strides[k] = k + 1 == rank ? c(1) : mul(gl.strides[k + 1], dims[k + 1]);
+  Value origin = c(0), reach = c(1);
+  for (int64_t k = 0; k < rank; ++k) {
+    origin = add(origin, mul(off[k], gl.strides[k]));
+    if (extents[k] > 1)
+      reach = add(reach, mul(c(extents[k] - 1), gl.strides[k]));
+  }
+  gl.ref.memref = mem;
+  gl.ref.extentBytes = mul(mul(gl.strides[0], dims[0]), c(eb));
+  gl.ref.originBytes = mul(origin, c(eb));
+  gl.ref.reachBytes = mul(reach, c(eb));
+  bool taken = hooks.beginGlobalLoads(b, loc, gl.ref);
+  b.setListener(listener);
+  if (!taken) {
+    // Ops nested in what was built go with their parents.
+    Block *here = b.getInsertionBlock();
+    SmallVector<Operation *> top;
+    for (Operation *o : made.ops)
+      if (o->getBlock() == here)
+        top.push_back(o);
+    for (Operation *o : llvm::reverse(top))
+      o->erase();
+    body(nullptr);
+    return;
+  }
+  body(&gl);
+}
+
+Value Distributor::loadGlobalElem(const GlobalLoads *gl, Value mem,
+                                  ArrayRef<Value> g, Value valid) {
+  if (gl) {
+    Type elem = cast<MemRefType>(mem.getType()).getElementType();
+    if (Value v = hooks.loadGlobal(b, loc, gl->ref, indexInCopy(*gl, g), elem,
+                                   1, valid))
+      return v;
+  }
+  return maskedLoad(mem, g, valid);
+}
+
+SmallVector<Value> Distributor::loadGlobalRow(const GlobalLoads &gl, Value mem,
+                                              ArrayRef<Value> g,
+                                              ArrayRef<Value> outer,
+                                              ArrayRef<Value> dims, int64_t n) {
+  SmallVector<SmallVector<Value>> at;
+  SmallVector<Value> inside;
+  for (int64_t i = 0; i < n; ++i) {
+    auto [gi, in] = shifted(g, outer, i, dims);
+    at.push_back(gi);
+    inside.push_back(in);
+  }
+  Type elem = cast<MemRefType>(mem.getType()).getElementType();
+  SmallVector<Value> vals;
+  Value valid = n == 1
+                    ? inside[0]
+                    : vector::FromElementsOp::create(
+                          b, loc, VectorType::get({n}, b.getI1Type()), inside)
+                          .getResult();
+  if (Value v = hooks.loadGlobal(b, loc, gl.ref, indexInCopy(gl, g), elem, n,
+                                 valid)) {
+    for (int64_t i = 0; i < n; ++i)
+      vals.push_back(n == 1 ? v : vector::ExtractOp::create(b, loc, v, i));
+    return vals;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    vals.push_back(maskedLoad(mem, at[i], inside[i]));
+  return vals;
+}
+
+Value Distributor::loadGlobalVector(const GlobalLoads *gl, Value mem,
+                                    ArrayRef<Value> g, int64_t n) {
+  Type elem = cast<MemRefType>(mem.getType()).getElementType();
+  auto vt = VectorType::get({n}, elem);
+  if (gl) {
+    Value whole = arith::ConstantIntOp::create(b, loc, 1, 1);
+    if (Value v = hooks.loadGlobal(b, loc, gl->ref, indexInCopy(*gl, g), elem,
+                                   n, whole))
+      return n == 1 ? vector::BroadcastOp::create(b, loc, vt, v).getResult()
+                    : v;
+  }
+  int64_t eb = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+  return vector::LoadOp::create(b, loc, vt, mem, g, false,
+                                llvm::MaybeAlign(n * eb));
+}
+
 LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
                                               ValueRange off,
                                               const SharedTile &d, bool async) {
@@ -1015,6 +1173,9 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
   bool useAsync = false;
   if (!async)
     barrier();
+  // The target's loads that read zero outside the tensor, where it has them
+  // (withGlobalLoads): the edge elements then need no branch.
+  const GlobalLoads *viaTarget = nullptr;
   auto copyLoop = [&](bool checked) {
     forEachElement({nvec}, true, [&](ValueRange iv) {
       Value e = mul(iv[0], c(vec));
@@ -1027,6 +1188,12 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
         OpBuilder::InsertionGuard gd(b);
         b.setInsertionPoint(sb.getInsertionBlock(), sb.getInsertionPoint());
         SmallVector<Value> vals;
+        if (viaTarget) {
+          for (Value v : loadGlobalRow(*viaTarget, mem, g, conds, dims, vec))
+            vals.push_back(convertScalar(b, loc, v, d.elem));
+          storeSharedPiece(d, dOff, vals);
+          return;
+        }
         for (int64_t i = 0; i < vec; ++i) {
           auto [gi, in] = shifted(g, conds, i, dims);
           Value loaded = maskedLoad(mem, gi, in);
@@ -1068,9 +1235,7 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
           useAsync |= done;
         }
         if (!done) {
-          auto vt = VectorType::get({vec}, gElem);
-          Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
-                                           llvm::MaybeAlign(vec * eb));
+          Value v = loadGlobalVector(viaTarget, mem, g, vec);
           // Element stores unless the backend takes vector stores on
           // workgroup memrefs (TargetHooks::storesSharedVectors).
           if (hooks.storesSharedVectors(d.elem, vec))
@@ -1089,9 +1254,11 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
       (void)rowIn;
     });
   };
-  if (vec == 1) {
-    copyLoop(true);
-  } else {
+  auto copyAll = [&]() {
+    if (vec == 1) {
+      copyLoop(true);
+      return;
+    }
     // A tile wholly inside the tensor (the common case) skips the checks.
     SmallVector<Value> in{aligned};
     for (int64_t k = 0; k < rank; ++k) {
@@ -1100,14 +1267,21 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
                                          add(off[k], c(ext)), dims[k]));
     }
     auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
-    {
-      OpBuilder::InsertionGuard gd(b);
-      b.setInsertionPoint(split.thenBlock()->getTerminator());
-      copyLoop(false);
-      b.setInsertionPoint(split.elseBlock()->getTerminator());
-      copyLoop(true);
-    }
-  }
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(split.thenBlock()->getTerminator());
+    copyLoop(false);
+    b.setInsertionPoint(split.elseBlock()->getTerminator());
+    copyLoop(true);
+  };
+  // Targets with asynchronous copies into shared memory issue those.
+  if (async && tgt.asyncCopy != target::AsyncCopyKind::Registers)
+    copyAll();
+  else
+    withGlobalLoads(mem, dims, off, tileExtents(rank, shape),
+                    [&](const GlobalLoads *gl) {
+                      viaTarget = gl;
+                      copyAll();
+                    });
   if (!async)
     barrier();
   return success();
@@ -1161,51 +1335,63 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
   for (int64_t k = 0; k < rank; ++k)
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
   Value aligned = vec > 1 ? rowsAligned(mem, dims, vec, eb) : Value();
-  for (int64_t i = 0; i < per; ++i) {
-    Value e = mul(add(tid, c(i * threads)), c(vec));
-    SmallVector<Value> t = unflatten(e, sc.shape);
-    SmallVector<Value> g = globalIndex(off, t);
-    SmallVector<Value> conds = outerInside(g, dims);
-    auto scalarLoads = [&]() {
-      SmallVector<Value> vals;
-      for (int64_t j = 0; j < vec; ++j) {
-        auto [gi, in] = shifted(g, conds, j, dims);
-        vals.push_back(convertScalar(b, loc, maskedLoad(mem, gi, in), sc.elem));
+  const GlobalLoads *viaTarget = nullptr; // as in copyGlobalToShared
+  auto loadAll = [&]() {
+    for (int64_t i = 0; i < per; ++i) {
+      Value e = mul(add(tid, c(i * threads)), c(vec));
+      SmallVector<Value> t = unflatten(e, sc.shape);
+      SmallVector<Value> g = globalIndex(off, t);
+      SmallVector<Value> conds = outerInside(g, dims);
+      auto scalarLoads = [&]() {
+        SmallVector<Value> vals;
+        if (viaTarget)
+          for (Value v : loadGlobalRow(*viaTarget, mem, g, conds, dims, vec))
+            vals.push_back(convertScalar(b, loc, v, sc.elem));
+        else
+          for (int64_t j = 0; j < vec; ++j) {
+            auto [gi, in] = shifted(g, conds, j, dims);
+            vals.push_back(
+                convertScalar(b, loc, maskedLoad(mem, gi, in), sc.elem));
+          }
+        if (sc.vectors) {
+          auto vt = VectorType::get({vec}, sc.elem);
+          memref::StoreOp::create(
+              b, loc, vector::FromElementsOp::create(b, loc, vt, vals), sc.regs,
+              ValueRange{c(i)});
+          return;
+        }
+        for (int64_t j = 0; j < vec; ++j)
+          memref::StoreOp::create(b, loc, vals[j], sc.regs,
+                                  ValueRange{c(i * vec + j)});
+      };
+      if (vec == 1) {
+        scalarLoads();
+        continue;
       }
-      if (sc.vectors) {
-        auto vt = VectorType::get({vec}, sc.elem);
-        memref::StoreOp::create(
-            b, loc, vector::FromElementsOp::create(b, loc, vt, vals), sc.regs,
-            ValueRange{c(i)});
-        return;
-      }
-      for (int64_t j = 0; j < vec; ++j)
-        memref::StoreOp::create(b, loc, vals[j], sc.regs,
-                                ValueRange{c(i * vec + j)});
-    };
-    if (vec == 1) {
+      SmallVector<Value> cs(conds);
+      cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                         add(g.back(), c(vec)), dims.back()));
+      cs.push_back(aligned);
+      auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
+      OpBuilder::InsertionGuard gd(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      Value v = loadGlobalVector(viaTarget, mem, g, vec);
+      if (sc.vectors)
+        memref::StoreOp::create(b, loc, v, sc.regs, ValueRange{c(i)});
+      else
+        for (int64_t j = 0; j < vec; ++j)
+          memref::StoreOp::create(b, loc,
+                                  vector::ExtractOp::create(b, loc, v, j),
+                                  sc.regs, ValueRange{c(i * vec + j)});
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
       scalarLoads();
-      continue;
     }
-    SmallVector<Value> cs(conds);
-    cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                       add(g.back(), c(vec)), dims.back()));
-    cs.push_back(aligned);
-    auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
-    OpBuilder::InsertionGuard gd(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    auto vt = VectorType::get({vec}, gElem);
-    Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
-                                     llvm::MaybeAlign(vec * eb));
-    if (sc.vectors)
-      memref::StoreOp::create(b, loc, v, sc.regs, ValueRange{c(i)});
-    else
-      for (int64_t j = 0; j < vec; ++j)
-        memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, j),
-                                sc.regs, ValueRange{c(i * vec + j)});
-    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    scalarLoads();
-  }
+  };
+  withGlobalLoads(mem, dims, off, tileExtents(rank, sc.shape),
+                  [&](const GlobalLoads *gl) {
+                    viaTarget = gl;
+                    loadAll();
+                  });
   return true;
 }
 
@@ -1265,6 +1451,7 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
   Value aligned;
   if (vec > 1)
     aligned = rowsAligned(mem, dims, vec, eb);
+  const GlobalLoads *viaTarget = nullptr; // as in copyGlobalToShared
   // Per register group: checked (each vector against the tensor's edges and
   // alignment, elements one by one where a vector does not fit) or not.
   auto copyRegs = [&](bool checked) {
@@ -1275,6 +1462,13 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
       if (checked)
         conds = outerInside(g, dims);
       auto scalar = [&]() {
+        if (viaTarget && !toGlobal) {
+          SmallVector<Value> vals =
+              loadGlobalRow(*viaTarget, mem, g, conds, dims, vec);
+          for (int64_t i = 0; i < vec; ++i)
+            regStore(f, base + i, convertScalar(b, loc, vals[i], f.elem));
+          return;
+        }
         for (int64_t i = 0; i < vec; ++i) {
           auto [gi, in] = shifted(g, conds, i, dims);
           if (toGlobal) {
@@ -1314,8 +1508,7 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
           vector::StoreOp::create(b, loc, v, mem, g, false,
                                   llvm::MaybeAlign(vec * eb));
         } else {
-          Value v = vector::LoadOp::create(b, loc, vt, mem, g, false,
-                                           llvm::MaybeAlign(vec * eb));
+          Value v = loadGlobalVector(viaTarget, mem, g, vec);
           for (int64_t i = 0; i < vec; ++i)
             regStore(f, base + i,
                      convertScalar(b, loc,
@@ -1344,14 +1537,25 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
     in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                        add(off[k], c(ext)), dims[k]));
   }
-  auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
-  {
+  SmallVector<int64_t> tileShape;
+  for (int64_t k = 0; k < tileRank; ++k)
+    tileShape.push_back(f.layout.getOutDimSize(layout::dimName(int(k))));
+  auto copyAll = [&]() {
+    auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
     OpBuilder::InsertionGuard gd(b);
     b.setInsertionPoint(split.thenBlock()->getTerminator());
     copyRegs(false);
     b.setInsertionPoint(split.elseBlock()->getTerminator());
     copyRegs(true);
-  }
+  };
+  if (toGlobal)
+    copyAll();
+  else
+    withGlobalLoads(mem, dims, off, tileExtents(rank, tileShape),
+                    [&](const GlobalLoads *gl) {
+                      viaTarget = gl;
+                      copyAll();
+                    });
   (void)op;
   return success();
 }
@@ -1472,6 +1676,12 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
   SmallVector<Value> dims;
   for (int64_t k = 0; k < rank; ++k)
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
+  const GlobalLoads *viaTarget = nullptr; // as in copyGlobalToShared
+  // The indices the copy covers per tensor dim (a transposed copy reads
+  // the tile's dims the other way round).
+  SmallVector<int64_t> extents = tileExtents(rank, tt.getShape());
+  if (transpose)
+    std::swap(extents[rank - 2], extents[rank - 1]);
   auto access = [&](ValueRange t) -> LogicalResult {
     SmallVector<Value> tt2(t);
     if (transpose)
@@ -1479,7 +1689,7 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
     SmallVector<Value> g = globalIndex(off, tt2);
     Value in = inside(g, dims);
     if (srcG) {
-      Value loaded = maskedLoad(mem, g, in);
+      Value loaded = loadGlobalElem(viaTarget, mem, g, in);
       return storeElem(convertScalar(b, loc, loaded, tt.getElementType()), tile,
                        t, op);
     }
@@ -1495,36 +1705,55 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
   };
   if (auto f = frags.find(tile); f != frags.end()) {
     // Transposed fragment copies: element by element through the registers.
-    for (int64_t reg = 0; reg < f->second.regs; ++reg) {
-      SmallVector<Value> co = coordsOf(f->second.layout, reg);
-      SmallVector<Value> t(co);
-      if (transpose)
-        std::swap(t[0], t[1]);
-      SmallVector<Value> g = globalIndex(off, t);
-      Value in = inside(g, dims);
-      if (srcG) {
-        Value loaded = maskedLoad(mem, g, in);
-        regStore(f->second, reg, convertScalar(b, loc, loaded, f->second.elem));
-      } else {
-        auto ifOp = scf::IfOp::create(b, loc, in, false);
-        OpBuilder::InsertionGuard gd(b);
-        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        memref::StoreOp::create(
-            b, loc,
-            convertScalar(b, loc, regLoad(f->second, reg), mt.getElementType()),
-            mem, g);
+    auto copyRegs = [&]() {
+      for (int64_t reg = 0; reg < f->second.regs; ++reg) {
+        SmallVector<Value> co = coordsOf(f->second.layout, reg);
+        SmallVector<Value> t(co);
+        if (transpose)
+          std::swap(t[0], t[1]);
+        SmallVector<Value> g = globalIndex(off, t);
+        Value in = inside(g, dims);
+        if (srcG) {
+          Value loaded = loadGlobalElem(viaTarget, mem, g, in);
+          regStore(f->second, reg,
+                   convertScalar(b, loc, loaded, f->second.elem));
+        } else {
+          auto ifOp = scf::IfOp::create(b, loc, in, false);
+          OpBuilder::InsertionGuard gd(b);
+          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+          memref::StoreOp::create(b, loc,
+                                  convertScalar(b, loc, regLoad(f->second, reg),
+                                                mt.getElementType()),
+                                  mem, g);
+        }
       }
-    }
+    };
+    if (srcG)
+      withGlobalLoads(mem, dims, off, extents, [&](const GlobalLoads *gl) {
+        viaTarget = gl;
+        copyRegs();
+      });
+    else
+      copyRegs();
     return success();
   }
   bool spread = !tt.isLocal();
   if (spread)
     barrier();
   LogicalResult res = success();
-  forEachElement(tt.getShape(), spread, [&](ValueRange ivs) {
-    if (failed(access(ivs)))
-      res = failure();
-  });
+  auto copyAll = [&]() {
+    forEachElement(tt.getShape(), spread, [&](ValueRange ivs) {
+      if (failed(access(ivs)))
+        res = failure();
+    });
+  };
+  if (srcG)
+    withGlobalLoads(mem, dims, off, extents, [&](const GlobalLoads *gl) {
+      viaTarget = gl;
+      copyAll();
+    });
+  else
+    copyAll();
   if (spread && !async)
     barrier();
   return res;

@@ -37,11 +37,12 @@
 // RDNA: .name: tessera_kernel_softmax
 // RDNA: .wavefront_size: 32
 
-// An element-wise kernel: 16-byte global accesses, no LDS, no barrier.
+// An element-wise kernel: 16-byte global accesses (loads through a buffer
+// resource, buffer_loads.mlir), no LDS, no barrier.
 // EW: <tessera_kernel_elementwise_add>:
 // EW-NOT: ds_
 // EW-NOT: s_barrier
-// EW: global_load_b128
+// EW: buffer_load_b128
 // EW-NOT: ds_
 // EW-NOT: s_barrier
 // EW: s_endpgm
@@ -49,7 +50,7 @@
 // Softmax reduces across the wave by lane shuffles (ds_swizzle or
 // ds_bpermute from gpu.shuffle) and exponentiates without ocml.
 // SM: <tessera_kernel_softmax>:
-// SM-DAG: global_load_dwordx4
+// SM-DAG: buffer_load_dwordx4
 // SM-DAG: v_exp_f32
 // SM-DAG: ds_{{swizzle|bpermute}}_b32
 // SM: s_endpgm

@@ -33,7 +33,7 @@
 // F32: v_mfma_f32_32x32x2_f32
 
 // F16: <tessera_kernel_gemm>:
-// F16-DAG: global_load_dwordx4
+// F16-DAG: buffer_load_dwordx4
 // F16-DAG: s_barrier
 // F16-DAG: v_mfma_f32_32x32x8_f16
 // F16-NOT: scratch_store

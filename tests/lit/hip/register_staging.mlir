@@ -11,13 +11,14 @@
 // CHECK: memref.alloca() : memref<128xf32>
 // CHECK-NEXT: %[[A:.*]] = memref.alloca() : memref<32xf16>
 // CHECK-NEXT: %[[B:.*]] = memref.alloca() : memref<32xf16>
-// The prologue fills the registers (vector loads of 8 halves).
-// CHECK: vector.load {{.*}} vector<8xf16>
+// The prologue fills the registers (16-byte buffer loads of 8 halves).
+// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
+// CHECK-NEXT: vector.bitcast {{.*}} to vector<8xf16>
 // CHECK: memref.store {{.*}}, %[[A]][
 // CHECK: scf.for
 // The wait: the registers go into the stage, then the block waits.
 // CHECK: memref.load %[[A]][
 // CHECK: gpu.barrier
 // The refill of the next iteration follows.
-// CHECK: vector.load {{.*}} vector<8xf16>
+// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
 // CHECK: memref.store {{.*}}, %[[A]][

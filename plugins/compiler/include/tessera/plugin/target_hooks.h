@@ -8,7 +8,8 @@
 // sits behind this interface, which a compiler plugin implements: emitting a
 // matrix instruction ("MMA atom" of the TargetDescription), loading an atom's
 // operand from shared memory in one instruction, asynchronous global-to-shared
-// copies and their groups, barriers and lane shuffles.
+// copies and their groups, loads from global tensors that read zero outside
+// them (buffer loads), barriers and lane shuffles.
 //
 // Every hook has a portable default except emitMma: a backend that returns
 // false (or inherits the default) gets the core's plain code. The core never
@@ -91,6 +92,27 @@ struct BulkCopy {
   /// each row are XOR-permuted by the row's index as matrix descriptors'
   /// swizzle atoms of that many bytes do (the block's rows are that long).
   int swizzleBytes = 0;
+};
+
+/// A global tensor that a copy loads from through TargetHooks::loadGlobal,
+/// and where in it the copy reads.
+struct GlobalTensorRef {
+  /// The tensor as distribution holds it: a row-major memref (its dims may
+  /// be dynamic).
+  mlir::Value memref;
+  /// Its size in bytes: the product of its dims times the element's bytes
+  /// (an `index`).
+  mlir::Value extentBytes;
+  /// The byte offset in the tensor of the copy's first element (the tile's
+  /// origin; an `index`, possibly at or past the extent for a tile that
+  /// starts outside the tensor). loadGlobal's indices count from there.
+  mlir::Value originBytes;
+  /// How far the copy reaches: every element it may load lies in
+  /// [originBytes, originBytes + reachBytes) (an `index`).
+  mlir::Value reachBytes;
+  /// What the backend's beginGlobalLoads built for the copy's loads (a
+  /// buffer resource, say); opaque to the core.
+  mlir::Value state;
 };
 
 class TargetHooks {
@@ -214,6 +236,40 @@ public:
                              int /*bytes*/, mlir::Value /*valid*/) {
     return false;
   }
+  /// Loads from a global tensor that read zero outside it without a branch
+  /// (AMD buffer loads: a resource built from an address and a byte extent
+  /// returns 0 for offsets past the extent). Distribution asks once per copy
+  /// from a global tensor into shared memory, a fragment or the staging
+  /// registers, before its loads and where it dominates them. Returning true
+  /// commits the backend to serve every load of the copy through loadGlobal
+  /// (declining single pieces only), at every size of the tensor the copy
+  /// may meet at run time: a backend whose loads reach less far must stop
+  /// the kernel where `t.reachBytes` exceeds their reach rather than read
+  /// wrong data. The hook may record what the copy's loads share in
+  /// `t.state` (a buffer resource). False (the default): the core emits its
+  /// own loads, masked at the tensor's edges.
+  virtual bool beginGlobalLoads(mlir::OpBuilder &, mlir::Location,
+                                GlobalTensorRef & /*t*/) {
+    return false;
+  }
+  /// Loads `n` consecutive elements of type `elem` of one row from element
+  /// `index` (an `index`, counted from the copy's first element: the
+  /// row-major linear index in `t.memref` minus that of the origin) of the
+  /// copy prepared by beginGlobalLoads, as a `vector<n x elem>` (`elem` for
+  /// n = 1), with zeros where `valid` says the data lies outside the tensor,
+  /// whose memory must not be read then. `valid` is an i1 for the whole
+  /// piece (a piece of n > 1 elements is then inside the tensor and aligned
+  /// to its size: the core passes true), or a `vector<n x i1>` with a bit
+  /// per element (the piece at a row's end or in an unaligned tensor; no
+  /// alignment beyond the element's). Returns null where the backend
+  /// declines the piece (the core then loads it itself, masked).
+  virtual mlir::Value loadGlobal(mlir::OpBuilder &, mlir::Location,
+                                 const GlobalTensorRef & /*t*/,
+                                 mlir::Value /*index*/, mlir::Type /*elem*/,
+                                 int64_t /*n*/, mlir::Value /*valid*/) {
+    return {};
+  }
+
   /// Closes the group of async copies issued since the last commit.
   virtual void emitCommitGroup(mlir::OpBuilder &, mlir::Location) {}
   /// Waits until at most `pending` committed groups are in flight (the core
