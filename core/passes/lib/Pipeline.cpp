@@ -24,7 +24,8 @@
 // (`cluster_multicast = 2`) the pass pairs the blocks of a kernel whose one
 // pipelined loop has a stage to spare (min_pipeline_stages deepened it past
 // what the program asked for), unless the program says `tile.cluster = 1`;
-// `tile.cluster = 2` pairs them regardless. A refill then also writes into
+// `tile.cluster = 2` pairs them regardless (on a target with clusters; others
+// ignore it). A refill then also writes into
 // the partner block, which must have released the stage first, so the copies
 // run D = S-2 iterations ahead instead of S-1 (with S >= 3): a refill at
 // iteration i overwrites the stage read at i - 2, which the partner released
@@ -315,10 +316,10 @@ struct PipelinePass : TargetPass<PipelinePass> {
     if (a && a.getInt() != 1 && a.getInt() != 2)
       return k.emitOpError("tile.cluster must be 1 or 2, got ") << a.getInt();
     if (a && a.getInt() == 2) {
+      // A request a target without clusters ignores: the program stays
+      // portable, its blocks unpaired there.
       if (t.clusterMulticast < 2)
-        return k.emitOpError("tile.cluster = 2 needs a target with "
-                             "thread-block clusters; target '")
-               << t.name << "' has none";
+        return success();
       if (k.getGrid().size() < 2)
         return k.emitOpError("tile.cluster = 2 needs a grid of two or "
                              "three dimensions");

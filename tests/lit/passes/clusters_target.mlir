@@ -1,10 +1,11 @@
-// tile.cluster = 2 on a target without thread-block clusters is an error.
-// RUN: %tessera-opt --tessera-pipeline-loops=target=gfx942 %s --verify-diagnostics
-
-tile.func @paired(%A: !tile.tensor<[M], f32>) {
-  %c4 = arith.constant 4 : index
-  // expected-error @below {{tile.cluster = 2 needs a target with thread-block clusters; target 'gfx942' has none}}
-  tile.kernel blocks(%bx, %by) in (%c4, %c4) threads = 64 attributes {tile.cluster = 2} {
-  }
-  tile.return
-}
+// tile.cluster = 2 on a target without thread-block clusters (gfx942) is
+// ignored: the program stays portable, its blocks unpaired there.
+// RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/gemm.mlir | FileCheck %s --check-prefix=UNTOUCHED
+// RUN: sed -e 's/threads = 128 {/threads = 128 attributes {tile.cluster = 2} {/' %examples/gemm.mlir > %t.mlir
+// RUN: %tessera-opt --tessera-pipeline=gfx942 %t.mlir | FileCheck %s
+// RUN: %tessera-opt --tessera-pipeline=sm_90a %t.mlir | FileCheck %s --check-prefix=PAIRED
+// UNTOUCHED-NOT: tile.cluster
+// CHECK: tile.kernel blocks(%{{.*}}) in (%{{[0-9]+}}, %{{[0-9]+}}) threads = 128 attributes {tile.cluster = 2 : i64,
+// CHECK-NOT: tile.cluster_rounded
+// CHECK: tile.num_stages = 2
+// PAIRED: tile.cluster = 2 : i64, tile.cluster_rounded
