@@ -206,7 +206,7 @@ private:
   /// Issues (scf.if) of a loop's refill whose partner release was emitted.
   llvm::DenseSet<Operation *> releasedIssues;
   int64_t planMulticast(KernelOp kernel, int64_t base);
-  void releasePartnerStage(AsyncCopyOp ac, const BulkPipeline &p);
+  LogicalResult releasePartnerStage(AsyncCopyOp ac, const BulkPipeline &p);
   /// >0: the kernel is warp-specialized; its own threads (this many) are
   /// the consumers and block barriers are among them only.
   int64_t consumerThreads = 0;
@@ -2728,16 +2728,25 @@ int64_t Distributor::planMulticast(KernelOp kernel, int64_t base) {
 /// a stage used before, waits for the partner's release of that use. The
 /// pipeline (tessera-pipeline-loops) refills the stage read at t - 2 in
 /// paired kernels, released by the partner an iteration earlier.
-void Distributor::releasePartnerStage(AsyncCopyOp ac, const BulkPipeline &p) {
+LogicalResult Distributor::releasePartnerStage(AsyncCopyOp ac,
+                                               const BulkPipeline &p) {
+  // Prologue copies fill stages never used before: nothing to release.
+  auto inLoop = ac->getParentOfType<scf::ForOp>();
+  if (!inLoop || !inLoop->hasAttr("tile.num_stages"))
+    return success();
+  // A refill is `scf.if (next < ub)` right in the loop (tessera-pipeline);
+  // anything else would multicast into a stage the partner may still read.
   auto issue = dyn_cast<scf::IfOp>(ac->getParentOp());
   auto loop = issue ? dyn_cast<scf::ForOp>(issue->getParentOp()) : scf::ForOp();
-  if (!loop || !loop->hasAttr("tile.num_stages") ||
-      !releasedIssues.insert(issue).second)
-    return;
-  auto cmp = issue.getCondition().getDefiningOp<arith::CmpIOp>();
+  auto cmp = issue ? issue.getCondition().getDefiningOp<arith::CmpIOp>()
+                   : arith::CmpIOp();
   auto sv = ac.getDst().getDefiningOp<StageViewOp>();
-  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::ult || !sv)
-    return;
+  if (loop != inLoop || !cmp ||
+      cmp.getPredicate() != arith::CmpIPredicate::ult || !sv)
+    return ac.emitOpError("internal: a multicast refill is not in the form "
+                          "tessera-pipeline-loops gives it");
+  if (!releasedIssues.insert(issue).second)
+    return success();
   // Iteration numbers (from 0) of this iteration and of the one refilled.
   auto iteration = [&](Value iv) {
     return arith::DivUIOp::create(
@@ -2766,6 +2775,7 @@ void Distributor::releasePartnerStage(AsyncCopyOp ac, const BulkPipeline &p) {
   Value parity =
       remC(arith::SubIOp::create(b, loc, divC(tn, p.stages), c(1)), 2);
   hooks.emitClusterBarrierWait(b, loc, peerBarrier(p, sv.getStage()), parity);
+  return success();
 }
 
 /// tessera-pipeline issues the copies of iteration i + S - 1 at the end of
@@ -3148,8 +3158,8 @@ LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
   bool multicast = multicastCopies.contains(ac);
-  if (multicast)
-    releasePartnerStage(ac, p);
+  if (multicast && failed(releasePartnerStage(ac, p)))
+    return failure();
   Value bar = stageBarrier(p, sv.getStage());
   // A multicast tile arrives whole: half from each block of the pair.
   hooks.emitBarrierArriveExpect(b, loc, bar,
