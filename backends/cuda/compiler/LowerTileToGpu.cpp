@@ -163,7 +163,10 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       std::string name = f.getSymName().str();
       // Paired blocks (tile.cluster = 2) launch on a grid rounded up to
       // whole pairs: the metadata takes the formulas the passes left.
-      if (grids && f.getKernel()->hasAttr("tile.cluster_rounded")) {
+      // Widened blocks (tile.widened) launch fewer, larger blocks.
+      bool widened = f.getKernel()->hasAttr("tile.widened");
+      if (grids &&
+          (widened || f.getKernel()->hasAttr("tile.cluster_rounded"))) {
         auto info = tessera::extractKernelInfo(f);
         if (failed(info))
           return failure();
@@ -172,6 +175,9 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       gpu::GPUFuncOp fn = createKernelFunction(f, gpuModule, converter);
       if (!fn)
         return failure();
+      if (widened)
+        if (auto t = fn->getAttrOfType<IntegerAttr>(kThreadsAttr))
+          fn->setAttr("tessera.threads_override", t);
       // The twin without TMA, distributed only when the kernel uses TMA.
       OpBuilder tb(fn);
       tb.setInsertionPointAfter(fn);

@@ -15,10 +15,12 @@ void registerSwizzleSharedPass();
 void registerPipelinePass();
 void registerPlanSharedPass();
 void registerRasterOrderPass();
+void registerWidenBlocksPass();
 
 void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
                           AtomFilter filter) {
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createWidenBlocksPass(target));
   pm.addPass(createRasterOrderPass(target));
   pm.addPass(createInferLayoutsPass(target, std::move(filter)));
   pm.addPass(createSwizzleSharedPass(target));
@@ -34,11 +36,12 @@ void registerTesseraPasses() {
   registerPipelinePass();
   registerPlanSharedPass();
   registerRasterOrderPass();
+  registerWidenBlocksPass();
   // `--tessera-pipeline=sm_90a`, `--tessera-pipeline=path/to/t.toml` or
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
       "tessera-pipeline",
-      "verify, canonicalize, choose the block order, infer layouts, swizzle, "
+      "verify, canonicalize, widen GEMM blocks, choose the block order, infer layouts, swizzle, "
       "pipeline, plan shared memory for a target (chip name or description "
       "path)",
       [](OpPassManager &pm, StringRef options,

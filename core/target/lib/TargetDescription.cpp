@@ -350,6 +350,16 @@ TargetDescription readTarget(const toml::table &root, const std::string &file) {
     if (t.clusterMulticast != 1 && t.clusterMulticast != 2)
       r.fail("key 'cluster_multicast' must be 1 or 2");
   }
+  if (r.has("widen_tile_n")) {
+    t.widenTileN = r.int32("widen_tile_n");
+    if (t.widenTileN < 0)
+      r.fail("key 'widen_tile_n' must not be negative");
+  }
+  if (r.has("widen_tile_m")) {
+    t.widenTileM = r.int32("widen_tile_m");
+    if (t.widenTileM < 0)
+      r.fail("key 'widen_tile_m' must not be negative");
+  }
 
   TableReader smem = r.table("shared_memory");
   t.sharedMemoryPerBlock = smem.integer("per_block");

@@ -7,13 +7,15 @@
 // Attention with head dim 64 on 2 warps has no warpgroup: mma.sync there.
 // Fragments never spill to local memory.
 // REQUIRES: tessera, plugin-cuda
+// (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
+// tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/linear_nt.sm_80 %t/linear_nt.sm_90a %t/gemm_128x256.sm_80 %t/gemm_128x256.sm_90a %t/attn_d64.sm_80 %t/attn_d64.sm_90a
 // RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/linear_nt.sm_80.tsb --dump-dir %t/linear_nt.sm_80
-// RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/linear_nt.sm_90a.tsb --dump-dir %t/linear_nt.sm_90a
+// RUN: env TESSERA_WIDEN=0 %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/linear_nt.sm_90a.tsb --dump-dir %t/linear_nt.sm_90a
 // RUN: %tessera compile %S/Inputs/gemm_128x256.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/gemm_128x256.sm_80.tsb --dump-dir %t/gemm_128x256.sm_80
-// RUN: %tessera compile %S/Inputs/gemm_128x256.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gemm_128x256.sm_90a.tsb --dump-dir %t/gemm_128x256.sm_90a
+// RUN: env TESSERA_WIDEN=0 %tessera compile %S/Inputs/gemm_128x256.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gemm_128x256.sm_90a.tsb --dump-dir %t/gemm_128x256.sm_90a
 // RUN: %tessera compile %S/Inputs/attn_d64.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/attn_d64.sm_80.tsb --dump-dir %t/attn_d64.sm_80
-// RUN: %tessera compile %S/Inputs/attn_d64.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/attn_d64.sm_90a.tsb --dump-dir %t/attn_d64.sm_90a
+// RUN: env TESSERA_WIDEN=0 %tessera compile %S/Inputs/attn_d64.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/attn_d64.sm_90a.tsb --dump-dir %t/attn_d64.sm_90a
 // RUN: FileCheck %s --check-prefixes=CHECK,MMA,NT --input-file %t/linear_nt.sm_80/kernel.sm_80.ptx
 // RUN: FileCheck %s --check-prefixes=CHECK,WG,WGNT --input-file %t/linear_nt.sm_90a/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefixes=CHECK,MMA,NN --input-file %t/gemm_128x256.sm_80/kernel.sm_80.ptx

@@ -5,8 +5,10 @@
 // (f16 -> f32), added per register before the ReLU. sm_90a: wgmma on TMA
 // stages plus the twin without TMA; sm_80: mma.sync.
 // REQUIRES: tessera, plugin-cuda
+// (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
+// tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/h %t/a
-// RUN: %tessera compile %examples/gemm_bias_relu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/h.tsb --dump-dir %t/h
+// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm_bias_relu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/h.tsb --dump-dir %t/h
 // RUN: FileCheck %s --check-prefix=SM90 --input-file %t/h/kernel.sm_90a.ptx
 // RUN: %tessera compile %examples/gemm_bias_relu.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/a.tsb --dump-dir %t/a
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/a/kernel.sm_80.ptx

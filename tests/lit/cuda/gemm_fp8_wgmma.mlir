@@ -6,8 +6,10 @@
 // without TMA copies with cp.async. On sm_80 (no fp8 MMA) the gemm runs on
 // FMAs, decoding fp8 with integer ops.
 // REQUIRES: tessera, plugin-cuda
+// (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
+// tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/g %t/a
-// RUN: %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
+// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=E5M2 --input-file %t/g/kernel.sm_90a.ptx
 // RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO

@@ -7,10 +7,12 @@
 // TMA and the descriptor global the runtime reads. The ReLU epilogue is
 // applied per accumulator register.
 // REQUIRES: tessera, plugin-cuda
+// (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
+// tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/g %t/r %t/b
-// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
+// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
-// RUN: %tessera compile %examples/gemm_relu.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/r.tsb --dump-dir %t/r
+// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm_relu.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/r.tsb --dump-dir %t/r
 // RUN: FileCheck %s --check-prefix=RELU --input-file %t/r/kernel.sm_90a.ptx
 // RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
 

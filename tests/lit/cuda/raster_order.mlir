@@ -5,9 +5,11 @@
 // unit of the order: groups of 2 pair rows (a min against 2), the rank in
 // the pair (ctaid.y % 2) added back.
 // REQUIRES: tessera, plugin-cuda
-// RUN: rm -rf %t && env TESSERA_CLUSTERS=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
+// (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
+// tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
+// RUN: rm -rf %t && env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s < %t/g/kernel.sm_90a.ptx
-// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
+// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
 // RUN: FileCheck %s --check-prefix=PAIRS < %t/p/kernel.sm_90a.ptx
 // CHECK-LABEL: .entry tessera_kernel_gemm
 // CHECK: mov.u32 {{.*}}%ctaid.x

@@ -10,15 +10,17 @@
 // arrive on, and the consumers' barriers are a named barrier of 128 threads.
 // (Blocks unpaired, TESSERA_CLUSTERS=0: clusters.mlir checks paired ones.)
 // REQUIRES: tessera, plugin-cuda
+// (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
+// tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/plain %t/ws %t/sm80
-// RUN: env TESSERA_CLUSTERS=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
+// RUN: env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
 // RUN: FileCheck %s --input-file %t/plain/kernel.sm_90a.ptx
-// RUN: env TESSERA_CLUSTERS=0 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
+// RUN: env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
 // RUN: %tessera info %t/ws.tsb | FileCheck %s --check-prefix=WSINFO
-// RUN: mkdir -p %t/i8 && %tessera compile %examples/zoo/gemm_i8_i32.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/i8.tsb --dump-dir %t/i8
+// RUN: mkdir -p %t/i8 && env TESSERA_WIDEN=0 %tessera compile %examples/zoo/gemm_i8_i32.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/i8.tsb --dump-dir %t/i8
 // RUN: FileCheck %s --check-prefix=I8 --input-file %t/i8/kernel.sm_90a.ptx
-// RUN: mkdir -p %t/nine && %tessera compile %S/Inputs/nine_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/nine.tsb --dump-dir %t/nine
+// RUN: mkdir -p %t/nine && env TESSERA_WIDEN=0 %tessera compile %S/Inputs/nine_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/nine.tsb --dump-dir %t/nine
 // RUN: FileCheck %s --check-prefix=NINE --input-file %t/nine/kernel.sm_90a.ptx
 // RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/sm80.tsb --dump-dir %t/sm80
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/sm80/kernel.sm_80.ptx

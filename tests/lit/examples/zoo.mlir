@@ -6,194 +6,196 @@
 // ("fma": the target description has no matrix instruction for those
 // types: f32, and fp8 before sm_89).
 
+// (TESSERA_WIDEN=0 on sm_90a: the blocks as the program wrote them; merged
+// blocks are tested in passes/widen_blocks.mlir.)
 // RUN: %tessera-opt %examples/zoo/attn_decode_combine.mlir -o %t.attn_decode_combine.1.mlir
 // RUN: %tessera-opt %t.attn_decode_combine.1.mlir -o %t.attn_decode_combine.2.mlir
 // RUN: diff %t.attn_decode_combine.1.mlir %t.attn_decode_combine.2.mlir
 // RUN: %tessera-opt %t.attn_decode_combine.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_decode_combine.3.mlir
 // RUN: diff %t.attn_decode_combine.1.mlir %t.attn_decode_combine.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_decode_combine.mlir | FileCheck %s --check-prefix=SM90-ATTN-DECODE-COMBINE
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_decode_combine.mlir | FileCheck %s --check-prefix=SM90-ATTN-DECODE-COMBINE
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_decode_combine.mlir | FileCheck %s --check-prefix=SM80-ATTN-DECODE-COMBINE
 // RUN: %tessera-opt %examples/zoo/attn_decode_splitkv_d128.mlir -o %t.attn_decode_splitkv_d128.1.mlir
 // RUN: %tessera-opt %t.attn_decode_splitkv_d128.1.mlir -o %t.attn_decode_splitkv_d128.2.mlir
 // RUN: diff %t.attn_decode_splitkv_d128.1.mlir %t.attn_decode_splitkv_d128.2.mlir
 // RUN: %tessera-opt %t.attn_decode_splitkv_d128.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_decode_splitkv_d128.3.mlir
 // RUN: diff %t.attn_decode_splitkv_d128.1.mlir %t.attn_decode_splitkv_d128.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_decode_splitkv_d128.mlir | FileCheck %s --check-prefix=SM90-ATTN-DECODE-SPLITKV-D128
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_decode_splitkv_d128.mlir | FileCheck %s --check-prefix=SM90-ATTN-DECODE-SPLITKV-D128
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_decode_splitkv_d128.mlir | FileCheck %s --check-prefix=SM80-ATTN-DECODE-SPLITKV-D128
 // RUN: %tessera-opt %examples/zoo/attn_fwd_d256_cross_f16.mlir -o %t.attn_fwd_d256_cross_f16.1.mlir
 // RUN: %tessera-opt %t.attn_fwd_d256_cross_f16.1.mlir -o %t.attn_fwd_d256_cross_f16.2.mlir
 // RUN: diff %t.attn_fwd_d256_cross_f16.1.mlir %t.attn_fwd_d256_cross_f16.2.mlir
 // RUN: %tessera-opt %t.attn_fwd_d256_cross_f16.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_fwd_d256_cross_f16.3.mlir
 // RUN: diff %t.attn_fwd_d256_cross_f16.1.mlir %t.attn_fwd_d256_cross_f16.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_fwd_d256_cross_f16.mlir | FileCheck %s --check-prefix=SM90-ATTN-FWD-D256-CROSS-F16
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_fwd_d256_cross_f16.mlir | FileCheck %s --check-prefix=SM90-ATTN-FWD-D256-CROSS-F16
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_fwd_d256_cross_f16.mlir | FileCheck %s --check-prefix=SM80-ATTN-FWD-D256-CROSS-F16
 // RUN: %tessera-opt %examples/zoo/attn_fwd_d256_q128_f16.mlir -o %t.attn_fwd_d256_q128_f16.1.mlir
 // RUN: %tessera-opt %t.attn_fwd_d256_q128_f16.1.mlir -o %t.attn_fwd_d256_q128_f16.2.mlir
 // RUN: diff %t.attn_fwd_d256_q128_f16.1.mlir %t.attn_fwd_d256_q128_f16.2.mlir
 // RUN: %tessera-opt %t.attn_fwd_d256_q128_f16.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_fwd_d256_q128_f16.3.mlir
 // RUN: diff %t.attn_fwd_d256_q128_f16.1.mlir %t.attn_fwd_d256_q128_f16.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_fwd_d256_q128_f16.mlir | FileCheck %s --check-prefix=SM90-ATTN-FWD-D256-Q128-F16
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_fwd_d256_q128_f16.mlir | FileCheck %s --check-prefix=SM90-ATTN-FWD-D256-Q128-F16
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_fwd_d256_q128_f16.mlir | FileCheck %s --check-prefix=SM80-ATTN-FWD-D256-Q128-F16
 // RUN: %tessera-opt %examples/zoo/attn_fwd_d64_causal_bf16.mlir -o %t.attn_fwd_d64_causal_bf16.1.mlir
 // RUN: %tessera-opt %t.attn_fwd_d64_causal_bf16.1.mlir -o %t.attn_fwd_d64_causal_bf16.2.mlir
 // RUN: diff %t.attn_fwd_d64_causal_bf16.1.mlir %t.attn_fwd_d64_causal_bf16.2.mlir
 // RUN: %tessera-opt %t.attn_fwd_d64_causal_bf16.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_fwd_d64_causal_bf16.3.mlir
 // RUN: diff %t.attn_fwd_d64_causal_bf16.1.mlir %t.attn_fwd_d64_causal_bf16.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_fwd_d64_causal_bf16.mlir | FileCheck %s --check-prefix=SM90-ATTN-FWD-D64-CAUSAL-BF16
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_fwd_d64_causal_bf16.mlir | FileCheck %s --check-prefix=SM90-ATTN-FWD-D64-CAUSAL-BF16
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_fwd_d64_causal_bf16.mlir | FileCheck %s --check-prefix=SM80-ATTN-FWD-D64-CAUSAL-BF16
 // RUN: %tessera-opt %examples/zoo/attn_gqa_d128_causal.mlir -o %t.attn_gqa_d128_causal.1.mlir
 // RUN: %tessera-opt %t.attn_gqa_d128_causal.1.mlir -o %t.attn_gqa_d128_causal.2.mlir
 // RUN: diff %t.attn_gqa_d128_causal.1.mlir %t.attn_gqa_d128_causal.2.mlir
 // RUN: %tessera-opt %t.attn_gqa_d128_causal.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_gqa_d128_causal.3.mlir
 // RUN: diff %t.attn_gqa_d128_causal.1.mlir %t.attn_gqa_d128_causal.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_gqa_d128_causal.mlir | FileCheck %s --check-prefix=SM90-ATTN-GQA-D128-CAUSAL
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_gqa_d128_causal.mlir | FileCheck %s --check-prefix=SM90-ATTN-GQA-D128-CAUSAL
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_gqa_d128_causal.mlir | FileCheck %s --check-prefix=SM80-ATTN-GQA-D128-CAUSAL
 // RUN: %tessera-opt %examples/zoo/attn_mqa_d64_bf16.mlir -o %t.attn_mqa_d64_bf16.1.mlir
 // RUN: %tessera-opt %t.attn_mqa_d64_bf16.1.mlir -o %t.attn_mqa_d64_bf16.2.mlir
 // RUN: diff %t.attn_mqa_d64_bf16.1.mlir %t.attn_mqa_d64_bf16.2.mlir
 // RUN: %tessera-opt %t.attn_mqa_d64_bf16.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_mqa_d64_bf16.3.mlir
 // RUN: diff %t.attn_mqa_d64_bf16.1.mlir %t.attn_mqa_d64_bf16.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_mqa_d64_bf16.mlir | FileCheck %s --check-prefix=SM90-ATTN-MQA-D64-BF16
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_mqa_d64_bf16.mlir | FileCheck %s --check-prefix=SM90-ATTN-MQA-D64-BF16
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_mqa_d64_bf16.mlir | FileCheck %s --check-prefix=SM80-ATTN-MQA-D64-BF16
 // RUN: %tessera-opt %examples/zoo/attn_prefill_prefix_causal_d128.mlir -o %t.attn_prefill_prefix_causal_d128.1.mlir
 // RUN: %tessera-opt %t.attn_prefill_prefix_causal_d128.1.mlir -o %t.attn_prefill_prefix_causal_d128.2.mlir
 // RUN: diff %t.attn_prefill_prefix_causal_d128.1.mlir %t.attn_prefill_prefix_causal_d128.2.mlir
 // RUN: %tessera-opt %t.attn_prefill_prefix_causal_d128.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_prefill_prefix_causal_d128.3.mlir
 // RUN: diff %t.attn_prefill_prefix_causal_d128.1.mlir %t.attn_prefill_prefix_causal_d128.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_prefill_prefix_causal_d128.mlir | FileCheck %s --check-prefix=SM90-ATTN-PREFILL-PREFIX-CAUSAL-D128
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_prefill_prefix_causal_d128.mlir | FileCheck %s --check-prefix=SM90-ATTN-PREFILL-PREFIX-CAUSAL-D128
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_prefill_prefix_causal_d128.mlir | FileCheck %s --check-prefix=SM80-ATTN-PREFILL-PREFIX-CAUSAL-D128
 // RUN: %tessera-opt %examples/zoo/attn_sliding_window_d64.mlir -o %t.attn_sliding_window_d64.1.mlir
 // RUN: %tessera-opt %t.attn_sliding_window_d64.1.mlir -o %t.attn_sliding_window_d64.2.mlir
 // RUN: diff %t.attn_sliding_window_d64.1.mlir %t.attn_sliding_window_d64.2.mlir
 // RUN: %tessera-opt %t.attn_sliding_window_d64.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.attn_sliding_window_d64.3.mlir
 // RUN: diff %t.attn_sliding_window_d64.1.mlir %t.attn_sliding_window_d64.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_sliding_window_d64.mlir | FileCheck %s --check-prefix=SM90-ATTN-SLIDING-WINDOW-D64
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/attn_sliding_window_d64.mlir | FileCheck %s --check-prefix=SM90-ATTN-SLIDING-WINDOW-D64
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/attn_sliding_window_d64.mlir | FileCheck %s --check-prefix=SM80-ATTN-SLIDING-WINDOW-D64
 // RUN: %tessera-opt %examples/zoo/gemm_batched_bf16.mlir -o %t.gemm_batched_bf16.1.mlir
 // RUN: %tessera-opt %t.gemm_batched_bf16.1.mlir -o %t.gemm_batched_bf16.2.mlir
 // RUN: diff %t.gemm_batched_bf16.1.mlir %t.gemm_batched_bf16.2.mlir
 // RUN: %tessera-opt %t.gemm_batched_bf16.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_batched_bf16.3.mlir
 // RUN: diff %t.gemm_batched_bf16.1.mlir %t.gemm_batched_bf16.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_batched_bf16.mlir | FileCheck %s --check-prefix=SM90-GEMM-BATCHED-BF16
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_batched_bf16.mlir | FileCheck %s --check-prefix=SM90-GEMM-BATCHED-BF16
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_batched_bf16.mlir | FileCheck %s --check-prefix=SM80-GEMM-BATCHED-BF16
 // RUN: %tessera-opt %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir -o %t.gemm_bf16_128x128_colbias_gelu.1.mlir
 // RUN: %tessera-opt %t.gemm_bf16_128x128_colbias_gelu.1.mlir -o %t.gemm_bf16_128x128_colbias_gelu.2.mlir
 // RUN: diff %t.gemm_bf16_128x128_colbias_gelu.1.mlir %t.gemm_bf16_128x128_colbias_gelu.2.mlir
 // RUN: %tessera-opt %t.gemm_bf16_128x128_colbias_gelu.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_bf16_128x128_colbias_gelu.3.mlir
 // RUN: diff %t.gemm_bf16_128x128_colbias_gelu.1.mlir %t.gemm_bf16_128x128_colbias_gelu.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir | FileCheck %s --check-prefix=SM90-GEMM-BF16-128X128-COLBIAS-GELU
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir | FileCheck %s --check-prefix=SM90-GEMM-BF16-128X128-COLBIAS-GELU
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir | FileCheck %s --check-prefix=SM80-GEMM-BF16-128X128-COLBIAS-GELU
 // RUN: %tessera-opt %examples/zoo/gemm_bf16_128x256_silu.mlir -o %t.gemm_bf16_128x256_silu.1.mlir
 // RUN: %tessera-opt %t.gemm_bf16_128x256_silu.1.mlir -o %t.gemm_bf16_128x256_silu.2.mlir
 // RUN: diff %t.gemm_bf16_128x256_silu.1.mlir %t.gemm_bf16_128x256_silu.2.mlir
 // RUN: %tessera-opt %t.gemm_bf16_128x256_silu.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_bf16_128x256_silu.3.mlir
 // RUN: diff %t.gemm_bf16_128x256_silu.1.mlir %t.gemm_bf16_128x256_silu.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_128x256_silu.mlir | FileCheck %s --check-prefix=SM90-GEMM-BF16-128X256-SILU
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_128x256_silu.mlir | FileCheck %s --check-prefix=SM90-GEMM-BF16-128X256-SILU
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_bf16_128x256_silu.mlir | FileCheck %s --check-prefix=SM80-GEMM-BF16-128X256-SILU
 // RUN: %tessera-opt %examples/zoo/gemm_bf16_64x64_rowbias.mlir -o %t.gemm_bf16_64x64_rowbias.1.mlir
 // RUN: %tessera-opt %t.gemm_bf16_64x64_rowbias.1.mlir -o %t.gemm_bf16_64x64_rowbias.2.mlir
 // RUN: diff %t.gemm_bf16_64x64_rowbias.1.mlir %t.gemm_bf16_64x64_rowbias.2.mlir
 // RUN: %tessera-opt %t.gemm_bf16_64x64_rowbias.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_bf16_64x64_rowbias.3.mlir
 // RUN: diff %t.gemm_bf16_64x64_rowbias.1.mlir %t.gemm_bf16_64x64_rowbias.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=SM90-GEMM-BF16-64X64-ROWBIAS
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=SM90-GEMM-BF16-64X64-ROWBIAS
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=SM80-GEMM-BF16-64X64-ROWBIAS
 // RUN: %tessera-opt %examples/zoo/gemm_bf16_tt.mlir -o %t.gemm_bf16_tt.1.mlir
 // RUN: %tessera-opt %t.gemm_bf16_tt.1.mlir -o %t.gemm_bf16_tt.2.mlir
 // RUN: diff %t.gemm_bf16_tt.1.mlir %t.gemm_bf16_tt.2.mlir
 // RUN: %tessera-opt %t.gemm_bf16_tt.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_bf16_tt.3.mlir
 // RUN: diff %t.gemm_bf16_tt.1.mlir %t.gemm_bf16_tt.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_tt.mlir | FileCheck %s --check-prefix=SM90-GEMM-BF16-TT
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_tt.mlir | FileCheck %s --check-prefix=SM90-GEMM-BF16-TT
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_bf16_tt.mlir | FileCheck %s --check-prefix=SM80-GEMM-BF16-TT
 // RUN: %tessera-opt %examples/zoo/gemm_f16_at_rowscale.mlir -o %t.gemm_f16_at_rowscale.1.mlir
 // RUN: %tessera-opt %t.gemm_f16_at_rowscale.1.mlir -o %t.gemm_f16_at_rowscale.2.mlir
 // RUN: diff %t.gemm_f16_at_rowscale.1.mlir %t.gemm_f16_at_rowscale.2.mlir
 // RUN: %tessera-opt %t.gemm_f16_at_rowscale.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_f16_at_rowscale.3.mlir
 // RUN: diff %t.gemm_f16_at_rowscale.1.mlir %t.gemm_f16_at_rowscale.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_f16_at_rowscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-F16-AT-ROWSCALE
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_f16_at_rowscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-F16-AT-ROWSCALE
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_f16_at_rowscale.mlir | FileCheck %s --check-prefix=SM80-GEMM-F16-AT-ROWSCALE
 // RUN: %tessera-opt %examples/zoo/gemm_f32_256x128_colscale.mlir -o %t.gemm_f32_256x128_colscale.1.mlir
 // RUN: %tessera-opt %t.gemm_f32_256x128_colscale.1.mlir -o %t.gemm_f32_256x128_colscale.2.mlir
 // RUN: diff %t.gemm_f32_256x128_colscale.1.mlir %t.gemm_f32_256x128_colscale.2.mlir
 // RUN: %tessera-opt %t.gemm_f32_256x128_colscale.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_f32_256x128_colscale.3.mlir
 // RUN: diff %t.gemm_f32_256x128_colscale.1.mlir %t.gemm_f32_256x128_colscale.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_f32_256x128_colscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-F32-256X128-COLSCALE
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_f32_256x128_colscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-F32-256X128-COLSCALE
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_f32_256x128_colscale.mlir | FileCheck %s --check-prefix=SM80-GEMM-F32-256X128-COLSCALE
 // RUN: %tessera-opt %examples/zoo/gemm_fp8_128x256_scaled.mlir -o %t.gemm_fp8_128x256_scaled.1.mlir
 // RUN: %tessera-opt %t.gemm_fp8_128x256_scaled.1.mlir -o %t.gemm_fp8_128x256_scaled.2.mlir
 // RUN: diff %t.gemm_fp8_128x256_scaled.1.mlir %t.gemm_fp8_128x256_scaled.2.mlir
 // RUN: %tessera-opt %t.gemm_fp8_128x256_scaled.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_fp8_128x256_scaled.3.mlir
 // RUN: diff %t.gemm_fp8_128x256_scaled.1.mlir %t.gemm_fp8_128x256_scaled.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_fp8_128x256_scaled.mlir | FileCheck %s --check-prefix=SM90-GEMM-FP8-128X256-SCALED
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_fp8_128x256_scaled.mlir | FileCheck %s --check-prefix=SM90-GEMM-FP8-128X256-SCALED
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_fp8_128x256_scaled.mlir | FileCheck %s --check-prefix=SM80-GEMM-FP8-128X256-SCALED
 // RUN: %tessera-opt %examples/zoo/gemm_i8_i32.mlir -o %t.gemm_i8_i32.1.mlir
 // RUN: %tessera-opt %t.gemm_i8_i32.1.mlir -o %t.gemm_i8_i32.2.mlir
 // RUN: diff %t.gemm_i8_i32.1.mlir %t.gemm_i8_i32.2.mlir
 // RUN: %tessera-opt %t.gemm_i8_i32.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_i8_i32.3.mlir
 // RUN: diff %t.gemm_i8_i32.1.mlir %t.gemm_i8_i32.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_i8_i32.mlir | FileCheck %s --check-prefix=SM90-GEMM-I8-I32
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_i8_i32.mlir | FileCheck %s --check-prefix=SM90-GEMM-I8-I32
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_i8_i32.mlir | FileCheck %s --check-prefix=SM80-GEMM-I8-I32
 // RUN: %tessera-opt %examples/zoo/gemm_splitk_f32.mlir -o %t.gemm_splitk_f32.1.mlir
 // RUN: %tessera-opt %t.gemm_splitk_f32.1.mlir -o %t.gemm_splitk_f32.2.mlir
 // RUN: diff %t.gemm_splitk_f32.1.mlir %t.gemm_splitk_f32.2.mlir
 // RUN: %tessera-opt %t.gemm_splitk_f32.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_splitk_f32.3.mlir
 // RUN: diff %t.gemm_splitk_f32.1.mlir %t.gemm_splitk_f32.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_splitk_f32.mlir | FileCheck %s --check-prefix=SM90-GEMM-SPLITK-F32
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_splitk_f32.mlir | FileCheck %s --check-prefix=SM90-GEMM-SPLITK-F32
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_splitk_f32.mlir | FileCheck %s --check-prefix=SM80-GEMM-SPLITK-F32
 // RUN: %tessera-opt %examples/zoo/layernorm_f32_16k.mlir -o %t.layernorm_f32_16k.1.mlir
 // RUN: %tessera-opt %t.layernorm_f32_16k.1.mlir -o %t.layernorm_f32_16k.2.mlir
 // RUN: diff %t.layernorm_f32_16k.1.mlir %t.layernorm_f32_16k.2.mlir
 // RUN: %tessera-opt %t.layernorm_f32_16k.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.layernorm_f32_16k.3.mlir
 // RUN: diff %t.layernorm_f32_16k.1.mlir %t.layernorm_f32_16k.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/layernorm_f32_16k.mlir | FileCheck %s --check-prefix=SM90-LAYERNORM-F32-16K
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/layernorm_f32_16k.mlir | FileCheck %s --check-prefix=SM90-LAYERNORM-F32-16K
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/layernorm_f32_16k.mlir | FileCheck %s --check-prefix=SM80-LAYERNORM-F32-16K
 // RUN: %tessera-opt %examples/zoo/linear_f32_nt.mlir -o %t.linear_f32_nt.1.mlir
 // RUN: %tessera-opt %t.linear_f32_nt.1.mlir -o %t.linear_f32_nt.2.mlir
 // RUN: diff %t.linear_f32_nt.1.mlir %t.linear_f32_nt.2.mlir
 // RUN: %tessera-opt %t.linear_f32_nt.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.linear_f32_nt.3.mlir
 // RUN: diff %t.linear_f32_nt.1.mlir %t.linear_f32_nt.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/linear_f32_nt.mlir | FileCheck %s --check-prefix=SM90-LINEAR-F32-NT
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/linear_f32_nt.mlir | FileCheck %s --check-prefix=SM90-LINEAR-F32-NT
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/linear_f32_nt.mlir | FileCheck %s --check-prefix=SM80-LINEAR-F32-NT
 // RUN: %tessera-opt %examples/zoo/mlp_b2b_bf16.mlir -o %t.mlp_b2b_bf16.1.mlir
 // RUN: %tessera-opt %t.mlp_b2b_bf16.1.mlir -o %t.mlp_b2b_bf16.2.mlir
 // RUN: diff %t.mlp_b2b_bf16.1.mlir %t.mlp_b2b_bf16.2.mlir
 // RUN: %tessera-opt %t.mlp_b2b_bf16.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.mlp_b2b_bf16.3.mlir
 // RUN: diff %t.mlp_b2b_bf16.1.mlir %t.mlp_b2b_bf16.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/mlp_b2b_bf16.mlir | FileCheck %s --check-prefix=SM90-MLP-B2B-BF16
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/mlp_b2b_bf16.mlir | FileCheck %s --check-prefix=SM90-MLP-B2B-BF16
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/mlp_b2b_bf16.mlir | FileCheck %s --check-prefix=SM80-MLP-B2B-BF16
 // RUN: %tessera-opt %examples/zoo/moe_topk_gating.mlir -o %t.moe_topk_gating.1.mlir
 // RUN: %tessera-opt %t.moe_topk_gating.1.mlir -o %t.moe_topk_gating.2.mlir
 // RUN: diff %t.moe_topk_gating.1.mlir %t.moe_topk_gating.2.mlir
 // RUN: %tessera-opt %t.moe_topk_gating.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.moe_topk_gating.3.mlir
 // RUN: diff %t.moe_topk_gating.1.mlir %t.moe_topk_gating.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/moe_topk_gating.mlir | FileCheck %s --check-prefix=SM90-MOE-TOPK-GATING
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/moe_topk_gating.mlir | FileCheck %s --check-prefix=SM90-MOE-TOPK-GATING
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/moe_topk_gating.mlir | FileCheck %s --check-prefix=SM80-MOE-TOPK-GATING
 // RUN: %tessera-opt %examples/zoo/moe_topk_softmax_logits.mlir -o %t.moe_topk_softmax_logits.1.mlir
 // RUN: %tessera-opt %t.moe_topk_softmax_logits.1.mlir -o %t.moe_topk_softmax_logits.2.mlir
 // RUN: diff %t.moe_topk_softmax_logits.1.mlir %t.moe_topk_softmax_logits.2.mlir
 // RUN: %tessera-opt %t.moe_topk_softmax_logits.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.moe_topk_softmax_logits.3.mlir
 // RUN: diff %t.moe_topk_softmax_logits.1.mlir %t.moe_topk_softmax_logits.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/moe_topk_softmax_logits.mlir | FileCheck %s --check-prefix=SM90-MOE-TOPK-SOFTMAX-LOGITS
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/moe_topk_softmax_logits.mlir | FileCheck %s --check-prefix=SM90-MOE-TOPK-SOFTMAX-LOGITS
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/moe_topk_softmax_logits.mlir | FileCheck %s --check-prefix=SM80-MOE-TOPK-SOFTMAX-LOGITS
 // RUN: %tessera-opt %examples/zoo/rmsnorm_f16_16k.mlir -o %t.rmsnorm_f16_16k.1.mlir
 // RUN: %tessera-opt %t.rmsnorm_f16_16k.1.mlir -o %t.rmsnorm_f16_16k.2.mlir
 // RUN: diff %t.rmsnorm_f16_16k.1.mlir %t.rmsnorm_f16_16k.2.mlir
 // RUN: %tessera-opt %t.rmsnorm_f16_16k.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.rmsnorm_f16_16k.3.mlir
 // RUN: diff %t.rmsnorm_f16_16k.1.mlir %t.rmsnorm_f16_16k.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/rmsnorm_f16_16k.mlir | FileCheck %s --check-prefix=SM90-RMSNORM-F16-16K
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/rmsnorm_f16_16k.mlir | FileCheck %s --check-prefix=SM90-RMSNORM-F16-16K
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/rmsnorm_f16_16k.mlir | FileCheck %s --check-prefix=SM80-RMSNORM-F16-16K
 // RUN: %tessera-opt %examples/zoo/softmax_bf16_16k.mlir -o %t.softmax_bf16_16k.1.mlir
 // RUN: %tessera-opt %t.softmax_bf16_16k.1.mlir -o %t.softmax_bf16_16k.2.mlir
 // RUN: diff %t.softmax_bf16_16k.1.mlir %t.softmax_bf16_16k.2.mlir
 // RUN: %tessera-opt %t.softmax_bf16_16k.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.softmax_bf16_16k.3.mlir
 // RUN: diff %t.softmax_bf16_16k.1.mlir %t.softmax_bf16_16k.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/softmax_bf16_16k.mlir | FileCheck %s --check-prefix=SM90-SOFTMAX-BF16-16K
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/softmax_bf16_16k.mlir | FileCheck %s --check-prefix=SM90-SOFTMAX-BF16-16K
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/softmax_bf16_16k.mlir | FileCheck %s --check-prefix=SM80-SOFTMAX-BF16-16K
 // RUN: %tessera-opt %examples/zoo/swiglu_fp8_quant.mlir -o %t.swiglu_fp8_quant.1.mlir
 // RUN: %tessera-opt %t.swiglu_fp8_quant.1.mlir -o %t.swiglu_fp8_quant.2.mlir
 // RUN: diff %t.swiglu_fp8_quant.1.mlir %t.swiglu_fp8_quant.2.mlir
 // RUN: %tessera-opt %t.swiglu_fp8_quant.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.swiglu_fp8_quant.3.mlir
 // RUN: diff %t.swiglu_fp8_quant.1.mlir %t.swiglu_fp8_quant.3.mlir
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/swiglu_fp8_quant.mlir | FileCheck %s --check-prefix=SM90-SWIGLU-FP8-QUANT
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/swiglu_fp8_quant.mlir | FileCheck %s --check-prefix=SM90-SWIGLU-FP8-QUANT
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/swiglu_fp8_quant.mlir | FileCheck %s --check-prefix=SM80-SWIGLU-FP8-QUANT
 
 // SM90-ATTN-DECODE-COMBINE-LABEL: tile.func @attn_decode_combine(

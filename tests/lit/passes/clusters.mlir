@@ -7,11 +7,13 @@
 // paired, nor is anything on a target without clusters, nor a program that
 // says tile.cluster = 1. tile.cluster = 2 pairs regardless; other values
 // and clusters on a target without them are errors.
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/gemm.mlir | FileCheck %s
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir | FileCheck %s --check-prefix=NONE
+// (TESSERA_WIDEN=0 on sm_90a: the blocks as the program wrote them; merged
+// blocks are tested in passes/widen_blocks.mlir.)
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/gemm.mlir | FileCheck %s
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/gemm.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/gemm.mlir | FileCheck %s --check-prefix=NONE
-// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-pipeline=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=NONE
+// RUN: env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 %tessera-opt --tessera-pipeline=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-pipeline-loops=target=sm_90a %s --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=OWN
 
 // CHECK: arith.ceildivui %{{.*}}, %c128

@@ -1,25 +1,27 @@
 // Shared-memory plan after the whole pipeline: offsets and kernel totals.
 // Generated decisions were reviewed by hand; each RUN line is one example on one target.
 
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/elementwise_add.mlir | FileCheck %s --check-prefix=SM90-ELEMENTWISE-ADD
+// (TESSERA_WIDEN=0 on sm_90a: the blocks as the program wrote them; merged
+// blocks are tested in passes/widen_blocks.mlir.)
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/elementwise_add.mlir | FileCheck %s --check-prefix=SM90-ELEMENTWISE-ADD
 // RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/elementwise_add.mlir | FileCheck %s --check-prefix=GFX942-ELEMENTWISE-ADD
 // RUN: %tessera-opt --tessera-pipeline=host %examples/elementwise_add.mlir | FileCheck %s --check-prefix=HOST-ELEMENTWISE-ADD
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=GFX942-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-pipeline=host %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=HOST-FLASH-ATTENTION-FWD
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM
 // RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/gemm.mlir | FileCheck %s --check-prefix=GFX942-GEMM
 // RUN: %tessera-opt --tessera-pipeline=host %examples/gemm.mlir | FileCheck %s --check-prefix=HOST-GEMM
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/gemm_f32.mlir | FileCheck %s --check-prefix=SM90-GEMM-F32
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/gemm_f32.mlir | FileCheck %s --check-prefix=SM90-GEMM-F32
 // RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/gemm_f32.mlir | FileCheck %s --check-prefix=GFX942-GEMM-F32
 // RUN: %tessera-opt --tessera-pipeline=host %examples/gemm_f32.mlir | FileCheck %s --check-prefix=HOST-GEMM-F32
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/gemm_relu.mlir | FileCheck %s --check-prefix=SM90-GEMM-RELU
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/gemm_relu.mlir | FileCheck %s --check-prefix=SM90-GEMM-RELU
 // RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/gemm_relu.mlir | FileCheck %s --check-prefix=GFX942-GEMM-RELU
 // RUN: %tessera-opt --tessera-pipeline=host %examples/gemm_relu.mlir | FileCheck %s --check-prefix=HOST-GEMM-RELU
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/rmsnorm.mlir | FileCheck %s --check-prefix=SM90-RMSNORM
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/rmsnorm.mlir | FileCheck %s --check-prefix=SM90-RMSNORM
 // RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/rmsnorm.mlir | FileCheck %s --check-prefix=GFX942-RMSNORM
 // RUN: %tessera-opt --tessera-pipeline=host %examples/rmsnorm.mlir | FileCheck %s --check-prefix=HOST-RMSNORM
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/softmax.mlir | FileCheck %s --check-prefix=SM90-SOFTMAX
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/softmax.mlir | FileCheck %s --check-prefix=SM90-SOFTMAX
 // RUN: %tessera-opt --tessera-pipeline=gfx942 %examples/softmax.mlir | FileCheck %s --check-prefix=GFX942-SOFTMAX
 // RUN: %tessera-opt --tessera-pipeline=host %examples/softmax.mlir | FileCheck %s --check-prefix=HOST-SOFTMAX
 

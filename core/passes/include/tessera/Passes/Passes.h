@@ -40,6 +40,7 @@ std::unique_ptr<mlir::Pass> createSwizzleSharedPass(const std::string &target);
 std::unique_ptr<mlir::Pass> createPipelinePass(const std::string &target);
 std::unique_ptr<mlir::Pass> createPlanSharedPass(const std::string &target);
 std::unique_ptr<mlir::Pass> createRasterOrderPass(const std::string &target);
+std::unique_ptr<mlir::Pass> createWidenBlocksPass(const std::string &target);
 
 /// Adds verify/canonicalize, raster order, infer layouts, swizzle, pipeline,
 /// plan shared.

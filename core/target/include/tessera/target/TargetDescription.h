@@ -96,6 +96,12 @@ struct TargetDescription {
   /// once (a multicast bulk copy), or 1: no clusters. tessera-raster-order
   /// pairs GEMM blocks that share an operand into clusters where this is 2.
   int clusterMulticast = 1;
+  /// Optional: the columns a GEMM block's tile may be widened to by merging
+  /// neighbouring blocks along x (tessera-widen-blocks), or 0: never.
+  int widenTileN = 0;
+  /// Optional: the rows a GEMM block's tile may be widened to by merging
+  /// neighbouring blocks along y, or 0: never.
+  int widenTileM = 0;
   int globalLoadVectorBytes = 16; ///< widest global load per thread
   std::map<std::string, double>
       peakFlops;              ///< per input dtype, FLOP/s (or OP/s)
