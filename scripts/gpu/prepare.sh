@@ -8,7 +8,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 chip="${1:-sm_90a}"
 cd "$root"
-grep -qx '/.devcarry/' .git/info/exclude 2>/dev/null || echo '/.devcarry/' >> .git/info/exclude
+# (.git is a file in a worktree: ask git where its exclude file is.)
+exclude="$(git rev-parse --git-path info/exclude)"
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.devcarry/' "$exclude" 2>/dev/null || echo '/.devcarry/' >> "$exclude"
 scripts/build.sh default >/dev/null
 rm -rf .devcarry && mkdir -p .devcarry/bundles .devcarry/build
 TESSERA_NO_CACHE=1 bench/gpu/compile-bundles.sh build/default/bin .devcarry/bundles "$chip"
