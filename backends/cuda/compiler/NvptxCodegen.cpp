@@ -296,6 +296,9 @@ struct PtxJob {
   std::unique_ptr<llvm::Module> module;
   std::string ptx;
   std::string error;
+  /// The twins assembled by ptxas (TESSERA_CUDA_TWINS=cubin), and its report.
+  std::vector<char> cubin;
+  std::string ptxasLog;
 };
 
 /// Translates the contents of `gpuModule`, alone in a builtin module, to
@@ -529,12 +532,27 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   // The twins' LLVM pipeline runs on a thread of its own while this one
   // optimizes the kernels and runs ptxas on them (unless the context is
   // single-threaded, e.g. for --print-ir-after-all).
+  std::string ptxas = findPtxas();
+  bool havePtxas = !ptxas.empty() && ptxas != "none";
   std::thread twinThread;
   if (twins) {
+    // TESSERA_CUDA_TWINS=cubin: the twins go through ptxas too (on their
+    // thread), for deployments that want no JIT at run time.
+    const char *form = std::getenv("TESSERA_CUDA_TWINS");
+    bool twinCubin = havePtxas && form && llvm::StringRef(form) == "cubin";
     int depth = tessera::ScopedPhase::currentDepth();
-    auto runTwins = [&jobs, chip, depth, optLevel = options.optLevel] {
-      tessera::ScopedPhase phase("fallback twins to PTX", depth);
-      optimizeAndEmitPtx(jobs[1], chip, optLevel);
+    auto runTwins = [&jobs, chip, depth, optLevel = options.optLevel, twinCubin,
+                     ptxas] {
+      tessera::ScopedPhase phase(twinCubin ? "fallback twins to a cubin"
+                                           : "fallback twins to PTX",
+                                 depth);
+      PtxJob &job = jobs[1];
+      optimizeAndEmitPtx(job, chip, optLevel);
+      if (twinCubin && job.error.empty()) {
+        tessera::ScopedPhase ptxasPhase("ptxas");
+        if (!runPtxas(ptxas, chip, job.ptx, job.cubin, job.ptxasLog))
+          job.error = job.ptxasLog;
+      }
     };
     if (ctx->isMultithreadingEnabled())
       twinThread = std::thread(runTwins);
@@ -559,8 +577,7 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
     dumpFile(dir, "kernel." + chip + ".ptx", kernels.ptx);
   }
 
-  std::string ptxas = findPtxas();
-  if (ptxas.empty() || ptxas == "none") {
+  if (!havePtxas) {
     image.bytes.assign(kernels.ptx.begin(), kernels.ptx.end());
     image.imageKind = "ptx";
   } else {
@@ -577,7 +594,7 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   }
 
   if (twins) {
-    {
+    if (twinThread.joinable()) {
       tessera::ScopedPhase phase("wait for the fallback twins");
       twinThread.join();
     }
@@ -591,8 +608,16 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
       dumpFile(dir, "kernel." + chip + ".fallback.ll", ll);
       dumpFile(dir, "kernel." + chip + ".fallback.ptx", fb.ptx);
     }
-    image.onDemandBytes.assign(fb.ptx.begin(), fb.ptx.end());
-    image.onDemandKind = "ptx";
+    if (!fb.cubin.empty()) {
+      dumpFile(dir, "ptxas." + chip + ".fallback.txt", fb.ptxasLog);
+      dumpFile(dir, "kernel." + chip + ".fallback.cubin",
+               llvm::StringRef(fb.cubin.data(), fb.cubin.size()));
+      image.onDemandBytes = std::move(fb.cubin);
+      image.onDemandKind = "cubin";
+    } else {
+      image.onDemandBytes.assign(fb.ptx.begin(), fb.ptx.end());
+      image.onDemandKind = "ptx";
+    }
   }
   return success();
 }

@@ -390,9 +390,12 @@ TEST_F(CudaRuntimeGpu, BadImagesAndUnknownKernels) {
 TEST_F(CudaRuntimeGpu, TwinFromTheOnDemandImage) {
   if (std::string(info.chip) != "sm_90a")
     GTEST_SKIP() << "the cubin is for sm_90a; this device is " << info.chip;
-  std::vector<char> twin =
+  std::vector<char> twinPtx =
       readFile(exeDir() + "/cuda_test_tma_twin.sm_90a.ptx");
-  ASSERT_FALSE(twin.empty());
+  std::vector<char> twinCubin =
+      readFile(exeDir() + "/cuda_test_tma_twin.sm_90a.cubin");
+  ASSERT_FALSE(twinPtx.empty());
+  ASSERT_FALSE(twinCubin.empty());
   const int64_t rows = 37, cols = 64, n = rows * cols;
   tessera_device_ptr buffer = alloc((n + 4) * 4);
   std::vector<float> host(n + 4);
@@ -407,27 +410,34 @@ TEST_F(CudaRuntimeGpu, TwinFromTheOnDemandImage) {
     return rc;
   };
 
-  tessera_plugin_module m = load("cuda_test_tma.sm_90a.cubin");
-  ASSERT_NE(m, nullptr);
-  ASSERT_EQ(P->module_add_on_demand_image(m, twin.data(), twin.size(), err,
-                                          sizeof(err)),
-            TESSERA_PLUGIN_OK)
-      << err;
-  tessera_plugin_kernel k = kernel(m, "tessera_kernel_fill_tma");
-  ASSERT_NE(k, nullptr);
-  ASSERT_EQ(P->mem_set(dev, nullptr, buffer, 0, (n + 4) * 4, err, sizeof(err)),
-            TESSERA_PLUGIN_OK);
-  ASSERT_EQ(run(k, buffer), TESSERA_PLUGIN_OK) << err;
-  EXPECT_EQ(host[0], 1.0f);
-  EXPECT_EQ(host[n - 1], 1.0f);
-  ASSERT_EQ(run(k, buffer + 4), TESSERA_PLUGIN_OK) << err;
-  EXPECT_EQ(host[0], 1.0f);
-  EXPECT_EQ(host[1], 2.0f);
-  EXPECT_EQ(host[n], 2.0f);
-  // Again: the twin is loaded once.
-  ASSERT_EQ(run(k, buffer + 8), TESSERA_PLUGIN_OK) << err;
-  EXPECT_EQ(host[n + 1], 2.0f);
-  P->module_unload(m);
+  // The twin as PTX (as the compiler ships it) and as a cubin
+  // (TESSERA_CUDA_TWINS=cubin).
+  tessera_plugin_module m = nullptr;
+  tessera_plugin_kernel k = nullptr;
+  for (const std::vector<char> *twin : {&twinPtx, &twinCubin}) {
+    m = load("cuda_test_tma.sm_90a.cubin");
+    ASSERT_NE(m, nullptr);
+    ASSERT_EQ(P->module_add_on_demand_image(m, twin->data(), twin->size(), err,
+                                            sizeof(err)),
+              TESSERA_PLUGIN_OK)
+        << err;
+    k = kernel(m, "tessera_kernel_fill_tma");
+    ASSERT_NE(k, nullptr);
+    ASSERT_EQ(
+        P->mem_set(dev, nullptr, buffer, 0, (n + 4) * 4, err, sizeof(err)),
+        TESSERA_PLUGIN_OK);
+    ASSERT_EQ(run(k, buffer), TESSERA_PLUGIN_OK) << err;
+    EXPECT_EQ(host[0], 1.0f);
+    EXPECT_EQ(host[n - 1], 1.0f);
+    ASSERT_EQ(run(k, buffer + 4), TESSERA_PLUGIN_OK) << err;
+    EXPECT_EQ(host[0], 1.0f);
+    EXPECT_EQ(host[1], 2.0f);
+    EXPECT_EQ(host[n], 2.0f);
+    // Again: the twin is loaded once.
+    ASSERT_EQ(run(k, buffer + 8), TESSERA_PLUGIN_OK) << err;
+    EXPECT_EQ(host[n + 1], 2.0f);
+    P->module_unload(m);
+  }
 
   // An on-demand image that does not JIT: the kernel still runs, and only
   // a launch that needs the twin fails, with the driver's log.
