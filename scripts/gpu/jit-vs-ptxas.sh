@@ -6,7 +6,8 @@
 #   scripts/gpu/jit-vs-ptxas.sh <dump dir> [chip]   (results in $OUT)
 # The dump dir holds kernel.<chip>.ptx / .cubin (the kernels) and
 # kernel.<chip>.fallback.ptx (the twins without TMA, JIT-compiled only on
-# demand at run time).
+# demand at run time), and .fallback.cubin when compiled with
+# TESSERA_CUDA_TWINS=cubin (as scripts/gpu/prepare.sh does).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 dump="$1"; chip="${2:-sm_90a}"
@@ -19,10 +20,15 @@ for part in "" .fallback; do
   CUDA_CACHE_PATH="$out/jitcache" "$out/jit_ptx" "$ptx" "$out/jit$part.cubin" >/dev/null
   echo -n "from the driver's cache: "; CUDA_CACHE_PATH="$out/jitcache" "$out/jit_ptx" "$ptx" "$out/jit$part.cubin"
 done | tee "$out/jit-times.txt"
-cuobjdump -sass "$dump/kernel.$chip.cubin" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | sed 's@/\*[0-9a-f]*\*/@@; s@;.*@@' > "$out/ptxas.sass"
-cuobjdump -sass "$out/jit.cubin" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | sed 's@/\*[0-9a-f]*\*/@@; s@;.*@@' > "$out/jit.sass"
-if cmp -s "$out/ptxas.sass" "$out/jit.sass"; then
-  echo "SASS of the kernels: the driver's JIT = ptxas ($(wc -l < "$out/jit.sass") instructions)"
-else
-  echo "SASS of the kernels differs: $(diff "$out/ptxas.sass" "$out/jit.sass" | grep -c '^[<>]') lines (ptxas.sass, jit.sass)"
-fi | tee -a "$out/jit-times.txt"
+sass() { cuobjdump -sass "$1" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | sed 's@/\*[0-9a-f]*\*/@@; s@;.*@@'; }
+for part in "" .fallback; do
+  [ -f "$dump/kernel.$chip$part.cubin" ] && [ -f "$out/jit$part.cubin" ] || continue
+  sass "$dump/kernel.$chip$part.cubin" > "$out/ptxas$part.sass"
+  sass "$out/jit$part.cubin" > "$out/jit$part.sass"
+  what=$([ -z "$part" ] && echo "the kernels" || echo "the twins")
+  if cmp -s "$out/ptxas$part.sass" "$out/jit$part.sass"; then
+    echo "SASS of $what: the driver's JIT = ptxas ($(wc -l < "$out/jit$part.sass") instructions)"
+  else
+    echo "SASS of $what differs: $(diff "$out/ptxas$part.sass" "$out/jit$part.sass" | grep -c '^[<>]') lines (ptxas$part.sass, jit$part.sass)"
+  fi
+done | tee -a "$out/jit-times.txt"

@@ -15,10 +15,11 @@ grep -qx '/.devcarry/' "$exclude" 2>/dev/null || echo '/.devcarry/' >> "$exclude
 scripts/build.sh default >/dev/null
 rm -rf .devcarry && mkdir -p .devcarry/bundles .devcarry/build
 TESSERA_NO_CACHE=1 bench/gpu/compile-bundles.sh build/default/bin .devcarry/bundles "$chip"
-# gemm.mlir's PTX and cubin for scripts/gpu/jit-vs-ptxas.sh.
+# gemm.mlir's PTX and cubins (the twins' too) for scripts/gpu/jit-vs-ptxas.sh.
 mkdir -p .devcarry/dump
-build/default/bin/tessera compile examples/gemm.mlir --target "nvptx64-nvidia-cuda:$chip" \
-  --no-cache --dump-dir .devcarry/dump -o .devcarry/dump/gemm.tsb >/dev/null
+TESSERA_CUDA_TWINS=cubin build/default/bin/tessera compile examples/gemm.mlir \
+  --target "nvptx64-nvidia-cuda:$chip" --no-cache --dump-dir .devcarry/dump \
+  -o .devcarry/dump/gemm.tsb >/dev/null
 rm -f .devcarry/dump/*.ll
 # The runtime side of the build: tools, libraries, plugins, runtime tests.
 cp -r build/default/bin build/default/lib .devcarry/build/
