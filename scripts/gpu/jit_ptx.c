@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
     return perror(argv[2]), 1;
   fclose(o);
   CHECK(cuLinkDestroy(link));
-  printf("%s: cuModuleLoadDataEx %.1f ms, cuLink %.1f ms, %zu bytes\n",
-         argv[1], t1 - t0, t3 - t2, size);
+  printf("%s: cuModuleLoadDataEx %.1f ms, cuLink %.1f ms, %zu bytes\n", argv[1],
+         t1 - t0, t3 - t2, size);
   return 0;
 }
