@@ -1,6 +1,7 @@
 //===- BundleCompiler.cpp - a tile source file to a .tsb bundle -----------===//
 
 #include "BundleCompiler.h"
+#include "PhaseTimes.h"
 
 #include "tessera/bundle/Bundle.h"
 
@@ -82,12 +83,16 @@ LogicalResult tessera::compileBundle(const BundleRequest &request,
     }
   }
 
+  ScopedPhase parsePhase("parse + verify");
   OwningOpRef<ModuleOp> module = parseTileModule(request.sourcePath, ctx);
   if (!module)
     return failure();
+  parsePhase.stop();
   bundle::Bundle out;
   for (CompileTarget &t : targets) {
     TargetImage image;
+    ScopedPhase targetPhase(t.chip.empty() ? t.triple
+                                           : t.triple + ":" + t.chip);
     if (failed(compileForTarget(
             *module, t, request.options,
             [&](CompileTarget &tt) { return plugins.resolve(tt); }, image)))
@@ -108,7 +113,20 @@ LogicalResult tessera::compileBundle(const BundleRequest &request,
     img.setString("tessera.source", source->getBuffer().str());
     img.bytes.assign(image.image.bytes.begin(), image.image.bytes.end());
     out.images.push_back(std::move(img));
+    if (!image.image.onDemandBytes.empty()) {
+      bundle::Image part;
+      part.imageKind = imageKindFor(image.image.onDemandKind);
+      part.offloadKind = offloadKindFor(image.target.triple);
+      part.setString(bundle::kTripleKey, image.target.triple);
+      part.setString(bundle::kArchKey, arch);
+      part.setString(bundle::kOnDemandKey, "fallback kernels");
+      part.setString(bundle::kVersionKey, TESSERA_VERSION);
+      part.bytes.assign(image.image.onDemandBytes.begin(),
+                        image.image.onDemandBytes.end());
+      out.images.push_back(std::move(part));
+    }
   }
+  ScopedPhase writePhase("bundle");
   result.bytes = bundle::writeBundle(out);
   if (useCache) {
     std::string cacheError;

@@ -1,6 +1,7 @@
 //===- Compile.cpp - tile module to per-target images ---------------------===//
 
 #include "Compile.h"
+#include "PhaseTimes.h"
 
 #include "tessera/Dialect/Tile/TileOps.h"
 
@@ -155,7 +156,9 @@ LogicalResult tessera::compileForTarget(ModuleOp module, CompileTarget target,
                                         const PluginResolver &resolve,
                                         TargetImage &out) {
   MLIRContext *ctx = module.getContext();
+  ScopedPhase loadPhase("load the plugin");
   auto plugin = resolve(target);
+  loadPhase.stop();
   if (!plugin)
     return emitError(module.getLoc()) << llvm::toString(plugin.takeError());
   out.kernels.clear();

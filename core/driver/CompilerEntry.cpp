@@ -10,6 +10,7 @@
 
 #include "BundleCompiler.h"
 #include "Compile.h"
+#include "PhaseTimes.h"
 #include "TileInterpreter.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -64,8 +65,15 @@ TESSERA_ENTRY int tessera_compiler_compile(const tessera_compile_request *req,
   CompileCache cache =
       req->use_cache ? CompileCache() : CompileCache(std::string());
   BundleResult out;
+  clearPhaseTimes();
   if (mlir::failed(compileBundle(request, ctx, plugins, cache, out)))
     return 1;
+  if (out.cacheState != "hit") {
+    std::string times = formatPhaseTimes();
+    result->phase_times = static_cast<char *>(std::malloc(times.size() + 1));
+    if (result->phase_times)
+      std::memcpy(result->phase_times, times.c_str(), times.size() + 1);
+  }
   result->bytes = static_cast<char *>(std::malloc(out.bytes.size() + 1));
   if (!result->bytes)
     return 1;
@@ -82,6 +90,8 @@ tessera_compiler_free_result(tessera_compile_result *result) {
     return;
   std::free(result->bytes);
   result->bytes = nullptr;
+  std::free(result->phase_times);
+  result->phase_times = nullptr;
   result->size = 0;
 }
 

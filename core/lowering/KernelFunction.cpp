@@ -13,6 +13,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 
 namespace tessera::lowering {
@@ -54,6 +56,7 @@ LogicalResult runCorePasses(ModuleOp module, const std::string &spec,
   PassManager pm(module.getContext());
   if (printIR)
     printIRAfterAll(pm);
+  enablePassTimingFromEnv(pm);
   passes::buildTesseraPipeline(
       pm, spec, [&](const target::MmaAtom &a, const target::MmaUse &use) {
         return hooks.canEmitAtomFor(a, use);
@@ -102,6 +105,12 @@ void printIRAfterAll(PassManager &pm) {
                       [](Pass *, Operation *) { return true; },
                       /*printModuleScope=*/true,
                       /*printAfterOnlyOnChange=*/false);
+}
+
+void enablePassTimingFromEnv(PassManager &pm) {
+  const char *v = std::getenv("TESSERA_MLIR_TIMING");
+  if (v && *v && llvm::StringRef(v) != "0")
+    pm.enableTiming();
 }
 
 int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,

@@ -55,6 +55,11 @@ void approximateFastExp(mlir::Operation *root);
 /// whole module after it runs.
 void printIRAfterAll(mlir::PassManager &pm);
 
+/// With TESSERA_MLIR_TIMING set (non-empty, not "0"), `pm` prints MLIR's
+/// pass timing report (wall and user time per pass) to stderr when it
+/// finishes: where the core passes and a backend's lowering spend their time.
+void enablePassTimingFromEnv(mlir::PassManager &pm);
+
 /// Runs `program args` with stdout and stderr to a temporary file; returns
 /// the exit code, the output in `output`.
 int runTool(llvm::StringRef program, llvm::ArrayRef<llvm::StringRef> args,

@@ -3,6 +3,7 @@
 #include "Internal.h"
 #include "tessera/bundle/Bundle.h"
 
+#include <cstddef>
 #include <cstring>
 
 using namespace tessera;
@@ -25,9 +26,16 @@ bool isCpuTriple(std::string_view triple) {
   return false;
 }
 
+/// An image that belongs to the image before it (bundle::kOnDemandKey).
+bool isOnDemand(const bundle::Image &image) {
+  return image.hasString(bundle::kOnDemandKey);
+}
+
 std::string describeImages(const bundle::Bundle &bundle) {
   std::string list;
   for (const bundle::Image &image : bundle.images) {
+    if (isOnDemand(image))
+      continue;
     if (!list.empty())
       list += ", ";
     list += std::string(image.triple()) + ":" + std::string(image.arch());
@@ -48,7 +56,7 @@ int pickImage(const bundle::Bundle &bundle, const tessera_device_s &device) {
   int fallback = -1;
   for (size_t i = 0; i < bundle.images.size(); ++i) {
     const bundle::Image &image = bundle.images[i];
-    if (image.triple() != triple)
+    if (image.triple() != triple || isOnDemand(image))
       continue;
     if (image.arch() == chip)
       return static_cast<int>(i);
@@ -95,6 +103,31 @@ tessera_status_t loadBundle(tessera_device_s *device, std::string_view data,
           "the '" + device->plugin->manifest.name + "' plugin rejected " +
               source))
     return s;
+  // The on-demand images that follow it (ABI 1.2; a plugin without the
+  // entry gets none, and launches that need their kernels fail there).
+  const tessera_runtime_plugin *api = device->api;
+  bool takesOnDemand =
+      api->struct_size >=
+          offsetof(tessera_runtime_plugin, module_add_on_demand_image) +
+              sizeof(api->module_add_on_demand_image) &&
+      api->module_add_on_demand_image;
+  for (size_t i = index + 1; takesOnDemand && i < bundle.images.size() &&
+                             isOnDemand(bundle.images[i]);
+       ++i) {
+    const bundle::Image &part = bundle.images[i];
+    if (part.triple() != image.triple() || part.arch() != image.arch())
+      break;
+    if (auto *s = pluginStatus(
+            api->module_add_on_demand_image(module->handle, part.bytes.data(),
+                                            part.bytes.size(), err.data(),
+                                            err.size()),
+            err.text,
+            "the '" + device->plugin->manifest.name + "' plugin rejected " +
+                name + " image " + std::to_string(i) + " (on demand)")) {
+      api->module_unload(module->handle);
+      return s;
+    }
+  }
   for (bundle::KernelInfo &info : kernels) {
     auto kernel = std::make_unique<tessera_kernel_s>();
     kernel->module = module.get();

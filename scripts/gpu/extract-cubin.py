@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the NVPTX image (cubin) of a tessera bundle to a file, for
 cuobjdump:  extract-cubin.py <bundle.tsb> <out.cubin>. Walks the
-OffloadBinary entries and takes the one whose `triple` string is nvptx."""
+OffloadBinary entries and takes the first whose `triple` string is nvptx,
+skipping images marked `tessera.on_demand` (the twins without TMA, as PTX)."""
 import struct
 import sys
 
@@ -16,7 +17,8 @@ while off + 24 <= len(data):
         k, v = struct.unpack_from("<QQ", data, off + soff + 16 * i)
         key = data[off + k:data.index(b"\0", off + k)].decode()
         strs[key] = data[off + v:data.index(b"\0", off + v)].decode(errors="replace")
-    if strs.get("triple", "").startswith("nvptx"):
+    if (not found and strs.get("triple", "").startswith("nvptx")
+            and "tessera.on_demand" not in strs):
         open(sys.argv[2], "wb").write(data[off + ioff:off + ioff + isize])
         found = True
     off += (size + 7) // 8 * 8

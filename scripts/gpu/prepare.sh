@@ -8,10 +8,19 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 chip="${1:-sm_90a}"
 cd "$root"
-grep -qx '/.devcarry/' .git/info/exclude 2>/dev/null || echo '/.devcarry/' >> .git/info/exclude
+# (.git is a file in a worktree: ask git where its exclude file is.)
+exclude="$(git rev-parse --git-path info/exclude)"
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.devcarry/' "$exclude" 2>/dev/null || echo '/.devcarry/' >> "$exclude"
 scripts/build.sh default >/dev/null
 rm -rf .devcarry && mkdir -p .devcarry/bundles .devcarry/build
 TESSERA_NO_CACHE=1 bench/gpu/compile-bundles.sh build/default/bin .devcarry/bundles "$chip"
+# gemm.mlir's PTX and cubins (the twins' too) for scripts/gpu/jit-vs-ptxas.sh.
+mkdir -p .devcarry/dump
+TESSERA_CUDA_TWINS=cubin build/default/bin/tessera compile examples/gemm.mlir \
+  --target "nvptx64-nvidia-cuda:$chip" --no-cache --dump-dir .devcarry/dump \
+  -o .devcarry/dump/gemm.tsb >/dev/null
+rm -f .devcarry/dump/*.ll
 # The runtime side of the build: tools, libraries, plugins, runtime tests.
 cp -r build/default/bin build/default/lib .devcarry/build/
 rm -f .devcarry/build/bin/tessera-opt .devcarry/build/lib/libtessera_compiler.so \

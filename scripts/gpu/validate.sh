@@ -34,6 +34,21 @@ for c in 0 1; do
 done
 grep -c "check: passed" "$out/examples.txt"
 
+echo "== the twin without TMA, loaded from the on-demand image by the first launch that needs it"
+# K = 1000 f16: rows of 2000 bytes, which no tensor map describes; the
+# driver JIT-compiles the twin's PTX (cold: CUDA_CACHE_DISABLE=1). Whole
+# `tessera run` processes (one launch, no check); the odd shapes above
+# checked the twin's results.
+TIMEFORMAT='%R s'
+for s in M=1024,N=1024,K=1024 M=1024,N=1024,K=1000; do
+  for cold in 1 0; do
+    echo -n "$s, driver cache $([ $cold = 1 ] && echo off || echo on): "
+    { time CUDA_CACHE_DISABLE=$cold CUDA_CACHE_PATH="$out/jitcache" "$bin/tessera" run "$b/gemm.tsb" \
+        --device cuda --shape $s --iters 1 --warmup 0 --no-check > "$out/twin-$s-$cold.txt" 2>&1; } 2>&1
+  done
+done | tee "$out/twin-first-launch.txt"
+[ -d .devcarry/dump ] && scripts/gpu/jit-vs-ptxas.sh .devcarry/dump
+
 echo "== SASS of the gemm"
 python3 scripts/gpu/extract-cubin.py "$b/gemm.tsb" "$out/gemm.cubin"
 cuobjdump -sass "$out/gemm.cubin" > "$out/gemm.sass" 2>&1

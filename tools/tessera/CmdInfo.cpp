@@ -74,7 +74,9 @@ int runInfo(int argc, char **argv) {
           std::printf("  %s = %s\n", key.c_str(), value.c_str());
       }
     if (!image.hasString(bundle::kKernelsKey)) {
-      std::printf("  (no tessera.kernels metadata)\n");
+      // An on-demand image's kernels are described by the image before it.
+      if (!image.hasString(bundle::kOnDemandKey))
+        std::printf("  (no tessera.kernels metadata)\n");
       continue;
     }
     std::vector<bundle::KernelInfo> kernels;

@@ -139,7 +139,8 @@ const bundle::Image *imageFor(const bundle::Bundle &b,
                               const tessera_device_info &d) {
   const bundle::Image *any = nullptr;
   for (const bundle::Image &img : b.images) {
-    if (img.triple() != d.triple)
+    // Images marked on demand belong to the image before them.
+    if (img.triple() != d.triple || img.hasString(bundle::kOnDemandKey))
       continue;
     if (img.arch() == d.chip)
       return &img;

@@ -22,8 +22,7 @@ public:
     if (mlir::failed(tessera::cuda::lowerTileToGpu(
             module, target, options, shared, &image.threads, &image.grids)))
       return mlir::failure();
-    if (mlir::failed(tessera::cuda::emitCubin(module, target, options,
-                                              image.bytes, image.imageKind)))
+    if (mlir::failed(tessera::cuda::emitCubin(module, target, options, image)))
       return mlir::failure();
     image.sharedBytes = std::move(shared);
     return mlir::success();

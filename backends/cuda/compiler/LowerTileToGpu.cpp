@@ -15,6 +15,7 @@
 #include "CudaTargetHooks.h"
 #include "KernelFunction.h"
 #include "KernelInfo.h"
+#include "PhaseTimes.h"
 #include "TileLoweringUtils.h"
 
 #include "tessera/Passes/Distribute.h"
@@ -157,8 +158,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     // thread 0 issuing the copies for most of the zoo (docs/benchmarks.md).
     const char *ws = std::getenv("TESSERA_CUDA_WARP_SPECIALIZATION");
     hooks.setWarpSpecialization(ws && *ws && std::string(ws) != "0");
-    if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))
-      return failure();
+    {
+      tessera::ScopedPhase phase("tile passes");
+      if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))
+        return failure();
+    }
     for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
       std::string name = f.getSymName().str();
       // Paired blocks (tile.cluster = 2) launch on a grid rounded up to
@@ -185,6 +189,7 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       twin.setName((fn.getName() + kFallbackSuffix).str());
       auto distribute = [&](gpu::GPUFuncOp k,
                             tessera::passes::DistributedKernel &dk) {
+        tessera::ScopedPhase phase(("distribute " + k.getName()).str());
         if (failed(distributeKernelFunction(k, *desc, hooks, dk,
                                             options.printIRAfterAll)))
           return failure();

@@ -5,6 +5,7 @@
 #include "KernelFunction.h"
 #include "LLVMOptimize.h"
 #include "LowerTileToGpu.h"
+#include "PhaseTimes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -34,6 +35,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -52,8 +54,10 @@
 
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 using namespace mlir;
+using tessera::lowering::dumpFile;
 
 namespace {
 
@@ -76,9 +80,12 @@ LogicalResult lowerToNVVM(ModuleOp module,
   PassManager pm(module.getContext());
   if (options.printIRAfterAll)
     tessera::lowering::printIRAfterAll(pm);
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  tessera::lowering::enablePassTimingFromEnv(pm);
+  // Everything runs per gpu.module: the kernels and their twins (a module
+  // of their own) lower in parallel.
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
+  gm.addPass(createCanonicalizerPass());
+  gm.addPass(createCSEPass());
   gm.addPass(arith::createArithExpandOpsPass());
   gm.addPass(createSCFToControlFlowPass());
   gm.addPass(memref::createExpandStridedMetadataPass());
@@ -89,9 +96,9 @@ LogicalResult lowerToNVVM(ModuleOp module,
   gpuOpts.indexBitwidth = 64;
   gm.addPass(createConvertGpuOpsToNVVMOps(gpuOpts));
   gm.addPass(createConvertNVVMToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  gm.addPass(createReconcileUnrealizedCastsPass());
+  gm.addPass(createCanonicalizerPass());
+  gm.addPass(createCSEPass());
   return pm.run(module);
 }
 
@@ -243,68 +250,107 @@ LogicalResult appendTensorMapParams(llvm::Module &mod, Location loc) {
   return success();
 }
 
-} // namespace
+/// Moves the twins without TMA (`<kernel>__fallback`) out of `primary` into
+/// a gpu.module of their own, which compiles beside it (its own LLVM module,
+/// on another thread) and only to PTX: the runtime loads it only when a
+/// launch needs a twin. Returns that module, or null when there are no twins.
+/// Everything else of `primary` (declarations, helpers) is in both; the
+/// tensor-map descriptors stay with their kernels.
+gpu::GPUModuleOp splitFallbackKernels(gpu::GPUModuleOp primary) {
+  auto isKernel = [](Operation &op) {
+    if (auto fn = dyn_cast<gpu::GPUFuncOp>(op))
+      return fn.isKernel();
+    if (auto fn = dyn_cast<LLVM::LLVMFuncOp>(op))
+      return fn->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName());
+    return false;
+  };
+  auto isTwin = [&](Operation &op) {
+    return isKernel(op) && cast<SymbolOpInterface>(op).getName().ends_with(
+                               tessera::cuda::kFallbackSuffix);
+  };
+  if (llvm::none_of(primary.getBody()->getOperations(), isTwin))
+    return {};
+  OpBuilder b(primary);
+  b.setInsertionPointAfter(primary);
+  auto twins = cast<gpu::GPUModuleOp>(b.clone(*primary.getOperation()));
+  twins.setName((primary.getName() + tessera::cuda::kFallbackSuffix).str());
+  for (Operation &op :
+       llvm::make_early_inc_range(twins.getBody()->getOperations())) {
+    auto global = dyn_cast<LLVM::GlobalOp>(op);
+    if ((isKernel(op) && !isTwin(op)) ||
+        (global &&
+         global.getSymName().starts_with(tessera::cuda::kTmaGlobalPrefix)))
+      op.erase();
+  }
+  for (Operation &op :
+       llvm::make_early_inc_range(primary.getBody()->getOperations()))
+    if (isTwin(op))
+      op.erase();
+  return twins;
+}
 
-LogicalResult tessera::cuda::emitCubin(ModuleOp module,
-                                       const CompileTarget &target,
-                                       const CompileOptions &options,
-                                       std::vector<char> &bytes,
-                                       std::string &imageKind) {
-  Location loc = module.getLoc();
-  MLIRContext *ctx = module.getContext();
-  ctx->loadDialect<NVVM::NVVMDialect, LLVM::LLVMDialect>();
-  if (failed(lowerToNVVM(module, options)))
-    return failure();
+/// One LLVM module on its way to PTX: the kernels, or their twins.
+struct PtxJob {
+  bool onDemand = false;
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::string ptx;
+  std::string error;
+  /// The twins assembled by ptxas (TESSERA_CUDA_TWINS=cubin), and its report.
+  std::vector<char> cubin;
+  std::string ptxasLog;
+};
 
-  gpu::GPUModuleOp gpuModule;
-  for (auto m : module.getOps<gpu::GPUModuleOp>())
-    gpuModule = m;
-  if (!gpuModule)
-    return emitError(loc) << "nothing to compile for the cuda backend";
-
-  // The gpu.module's contents, alone in a builtin module, translate to LLVM IR.
-  OpBuilder b(ctx);
+/// Translates the contents of `gpuModule`, alone in a builtin module, to
+/// LLVM IR in a context of its own, with the codegen fixes NVPTX needs.
+LogicalResult translateToLLVM(gpu::GPUModuleOp gpuModule, bool tmaKernels,
+                              PtxJob &job) {
+  Location loc = gpuModule.getLoc();
+  OpBuilder b(gpuModule.getContext());
   auto kernels = ModuleOp::create(b, loc);
   b.setInsertionPointToStart(kernels.getBody());
   for (Operation &op : gpuModule.getBody()->getOperations())
     b.clone(op);
-  registerBuiltinDialectTranslation(*ctx);
-  registerLLVMDialectTranslation(*ctx);
-  registerNVVMDialectTranslation(*ctx);
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(kernels, llvmContext, "tessera_cuda");
+  job.context = std::make_unique<llvm::LLVMContext>();
+  job.module = translateModuleToLLVMIR(kernels, *job.context, "tessera_cuda");
   kernels->erase();
-  if (!llvmModule)
+  if (!job.module)
     return emitError(loc) << "translation to LLVM IR failed";
+  llvm::Module &mod = *job.module;
 
   // Dynamic shared memory is an extern .shared array of no size, so that
   // it starts the block's shared window (a defined global would take a
   // byte of static shared memory before it).
-  for (llvm::GlobalVariable &gv : llvmModule->globals()) {
+  for (llvm::GlobalVariable &gv : mod.globals()) {
     auto *arr = llvm::dyn_cast<llvm::ArrayType>(gv.getValueType());
     if (gv.getAddressSpace() == 3 && arr && arr->getNumElements() == 0 &&
         gv.hasInitializer()) {
       gv.setInitializer(nullptr);
       gv.setLinkage(llvm::GlobalValue::ExternalLinkage);
       // 1024 for TMA kernels: their 128-byte swizzle atoms (the kernel
-      // also rounds the base up itself).
-      if (llvmModule->getFunction(tessera::cuda::kTmaMapFn.str()))
+      // also rounds the base up itself). Their twins keep the alignment
+      // they had beside them.
+      if (tmaKernels)
         gv.setAlignment(llvm::Align(1024));
     }
   }
+  return appendTensorMapParams(mod, loc);
+}
 
-  if (failed(appendTensorMapParams(*llvmModule, loc)))
-    return failure();
-
-  tessera::lowering::initializeLLVMTargets();
+/// Links libdevice where math needs it, runs LLVM's -O<optLevel> pipeline
+/// and emits PTX for `chip`. Touches no MLIR, so jobs run on threads of
+/// their own; failures are left in `job.error`.
+void optimizeAndEmitPtx(PtxJob &job, const std::string &chip,
+                        unsigned optLevel) {
+  llvm::Module &mod = *job.module;
   llvm::Triple triple("nvptx64-nvidia-cuda");
   std::string error;
   const llvm::Target *llvmTarget =
       llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!llvmTarget)
-    return emitError(loc) << "LLVM has no NVPTX target: " << error;
-  std::string chip = target.chip.empty() ? "sm_80" : target.chip;
+  if (!llvmTarget) {
+    job.error = "LLVM has no NVPTX target: " + error;
+    return;
+  }
   // sm_90a's wgmma/setmaxnreg need PTX 8.0.
   // PTX 8.4 for fp8 mma.sync on sm_89+ (ptxas of CUDA 12.4 and later).
   std::string features = chip == "sm_90a" ? "+ptx84" : "+ptx78";
@@ -313,87 +359,85 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
       triple, chip, features, to, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
-  if (!tm)
-    return emitError(loc) << "no NVPTX target machine for " << chip;
-  llvmModule->setTargetTriple(triple);
-  llvmModule->setDataLayout(tm->createDataLayout());
+  if (!tm) {
+    job.error = "no NVPTX target machine for " + chip;
+    return;
+  }
+  mod.setTargetTriple(triple);
+  mod.setDataLayout(tm->createDataLayout());
 
   // libdevice for math calls (__nv_expf, ...), only what is used.
   bool needsLibdevice = false;
-  for (llvm::Function &f : *llvmModule)
+  for (llvm::Function &f : mod)
     needsLibdevice |= f.isDeclaration() && f.getName().starts_with("__nv_");
   if (needsLibdevice) {
     std::string path = findLibdevice();
-    if (path.empty())
-      return emitError(loc) << "the kernel uses math functions but "
-                               "libdevice.10.bc was not found (set CUDA_HOME)";
+    if (path.empty()) {
+      job.error = "the kernel uses math functions but libdevice.10.bc was not "
+                  "found (set CUDA_HOME)";
+      return;
+    }
     auto buf = llvm::MemoryBuffer::getFile(path);
-    if (!buf)
-      return emitError(loc) << "cannot read " << path;
-    auto lib = llvm::parseBitcodeFile((*buf)->getMemBufferRef(), llvmContext);
+    if (!buf) {
+      job.error = "cannot read " + path;
+      return;
+    }
+    auto lib = llvm::parseBitcodeFile((*buf)->getMemBufferRef(), *job.context);
     if (!lib) {
       llvm::consumeError(lib.takeError());
-      return emitError(loc) << "cannot parse " << path;
+      job.error = "cannot parse " + path;
+      return;
     }
     (*lib)->setTargetTriple(triple);
-    (*lib)->setDataLayout(llvmModule->getDataLayout());
-    if (llvm::Linker::linkModules(*llvmModule, std::move(*lib),
-                                  llvm::Linker::Flags::LinkOnlyNeeded))
-      return emitError(loc) << "linking libdevice failed";
-    for (llvm::Function &f : *llvmModule)
+    (*lib)->setDataLayout(mod.getDataLayout());
+    if (llvm::Linker::linkModules(mod, std::move(*lib),
+                                  llvm::Linker::Flags::LinkOnlyNeeded)) {
+      job.error = "linking libdevice failed";
+      return;
+    }
+    for (llvm::Function &f : mod)
       if (!f.isDeclaration() && f.getName().starts_with("__nv_"))
         f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   // libdevice asks __nvvm_reflect("__CUDA_FTZ"): no flush to zero.
-  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
-                            (uint32_t)0);
+  mod.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", (uint32_t)0);
 
-  tessera::lowering::runLLVMOptimizationPipeline(*llvmModule, tm.get(),
-                                                 options.optLevel);
-
-  std::string ptx;
   {
-    llvm::SmallVector<char, 0> out;
-    llvm::raw_svector_ostream os(out);
-    llvm::legacy::PassManager cg;
-    if (tm->addPassesToEmitFile(cg, os, nullptr,
-                                llvm::CodeGenFileType::AssemblyFile))
-      return emitError(loc) << "LLVM cannot emit PTX for " << chip;
-    cg.run(*llvmModule);
-    ptx.assign(out.begin(), out.end());
+    tessera::ScopedPhase phase("LLVM -O" + std::to_string(optLevel));
+    tessera::lowering::runLLVMOptimizationPipeline(mod, tm.get(), optLevel);
   }
+  tessera::ScopedPhase phase("LLVM NVPTX codegen (PTX)");
+  llvm::SmallVector<char, 0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager cg;
+  if (tm->addPassesToEmitFile(cg, os, nullptr,
+                              llvm::CodeGenFileType::AssemblyFile)) {
+    job.error = "LLVM cannot emit PTX for " + chip;
+    return;
+  }
+  cg.run(mod);
+  job.ptx.assign(out.begin(), out.end());
+}
 
-  if (!options.dumpDir.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream ll(options.dumpDir + "/kernel." + chip + ".ll", ec);
-    if (!ec)
-      llvmModule->print(ll, nullptr);
-    llvm::raw_fd_ostream px(options.dumpDir + "/kernel." + chip + ".ptx", ec);
-    if (!ec)
-      px << ptx;
-  }
-
-  std::string ptxas = findPtxas();
-  if (ptxas.empty() || ptxas == "none") {
-    bytes.assign(ptx.begin(), ptx.end());
-    imageKind = "ptx";
-    return success();
-  }
+/// Assembles `ptx` for `chip` with ptxas into `cubin`. Returns false with
+/// the reason in `log`; `log` holds ptxas -v's report either way.
+bool runPtxas(const std::string &ptxas, const std::string &chip,
+              std::string &ptx, std::vector<char> &cubin, std::string &log) {
   llvm::SmallString<128> ptxPath, cubinPath;
   int fd;
   if (auto ec =
-          llvm::sys::fs::createTemporaryFile("tessera", "ptx", fd, ptxPath))
-    return emitError(loc) << "cannot create a temporary file: " << ec.message();
+          llvm::sys::fs::createTemporaryFile("tessera", "ptx", fd, ptxPath)) {
+    log = "cannot create a temporary file: " + ec.message();
+    return false;
+  }
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << ptx;
   }
   llvm::sys::fs::createTemporaryFile("tessera", "cubin", cubinPath);
   std::string arch = "-arch=" + chip;
-  std::string log;
-  // --split-compile=0: the kernels of a module (a TMA kernel and its twin)
-  // are optimized on all cores at once; compile latency is
-  // dominated by ptxas.
+  // --split-compile=0: the kernels of a module are optimized on all cores
+  // at once; compile latency is dominated by ptxas.
   // -v: the register and spill report, read below.
   llvm::SmallVector<llvm::StringRef> args = {
       ptxas, arch, "-O3", "--split-compile=0", "-v", ptxPath, "-o", cubinPath};
@@ -407,8 +451,12 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
     if (!dropped.empty()) {
       std::error_code ec;
       llvm::raw_fd_ostream os(ptxPath, ec);
-      if (ec)
-        return emitError(loc) << "cannot rewrite the PTX: " << ec.message();
+      if (ec) {
+        llvm::sys::fs::remove(ptxPath);
+        llvm::sys::fs::remove(cubinPath);
+        log = "cannot rewrite the PTX: " + ec.message();
+        return false;
+      }
       os << ptx;
       os.close();
       std::string note = "(spilled under .minnctapersm 2, compiled again "
@@ -418,37 +466,158 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
       log.clear();
       rc = tessera::lowering::runTool(ptxas, args, log);
       log = note + ")\n" + log;
-      if (!options.dumpDir.empty()) {
-        llvm::raw_fd_ostream px(options.dumpDir + "/kernel." + chip + ".ptx",
-                                ec);
-        if (!ec)
-          px << ptx;
-      }
     }
   }
   llvm::sys::fs::remove(ptxPath);
   if (rc != 0) {
     llvm::sys::fs::remove(cubinPath);
-    return emitError(loc) << "ptxas failed (exit " << rc << "): " << log;
+    log = "ptxas failed (exit " + std::to_string(rc) + "): " + log;
+    return false;
   }
-  if (!options.dumpDir.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(options.dumpDir + "/ptxas." + chip + ".txt", ec);
-    if (!ec)
-      os << log;
-  }
-  auto cubin = llvm::MemoryBuffer::getFile(cubinPath);
+  auto buf = llvm::MemoryBuffer::getFile(cubinPath);
   llvm::sys::fs::remove(cubinPath);
-  if (!cubin)
-    return emitError(loc) << "cannot read the cubin ptxas wrote";
-  bytes.assign((*cubin)->getBufferStart(), (*cubin)->getBufferEnd());
-  imageKind = "cubin";
-  if (!options.dumpDir.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(options.dumpDir + "/kernel." + chip + ".cubin", ec,
-                            llvm::sys::fs::OF_None);
-    if (!ec)
-      os.write(bytes.data(), bytes.size());
+  if (!buf) {
+    log = "cannot read the cubin ptxas wrote";
+    return false;
+  }
+  cubin.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
+  return true;
+}
+
+} // namespace
+
+LogicalResult tessera::cuda::emitCubin(ModuleOp module,
+                                       const CompileTarget &target,
+                                       const CompileOptions &options,
+                                       CompiledImage &image) {
+  Location loc = module.getLoc();
+  MLIRContext *ctx = module.getContext();
+  ctx->loadDialect<NVVM::NVVMDialect, LLVM::LLVMDialect>();
+
+  gpu::GPUModuleOp gpuModule;
+  for (auto m : module.getOps<gpu::GPUModuleOp>())
+    gpuModule = m;
+  if (!gpuModule)
+    return emitError(loc) << "nothing to compile for the cuda backend";
+  bool tmaKernels = false;
+  gpuModule.walk([&](LLVM::LLVMFuncOp f) {
+    tmaKernels |= f.getName() == tessera::cuda::kTmaMapFn;
+  });
+  // The twins of TMA kernels compile beside the kernels, to PTX only.
+  gpu::GPUModuleOp twins = splitFallbackKernels(gpuModule);
+
+  {
+    tessera::ScopedPhase phase("lower to NVVM");
+    if (failed(lowerToNVVM(module, options)))
+      return failure();
+  }
+
+  std::vector<PtxJob> jobs(twins ? 2 : 1);
+  {
+    tessera::ScopedPhase phase("translate to LLVM IR");
+    registerBuiltinDialectTranslation(*ctx);
+    registerLLVMDialectTranslation(*ctx);
+    registerNVVMDialectTranslation(*ctx);
+    if (failed(translateToLLVM(gpuModule, tmaKernels, jobs[0])))
+      return failure();
+    if (twins) {
+      jobs[1].onDemand = true;
+      if (failed(translateToLLVM(twins, tmaKernels, jobs[1])))
+        return failure();
+    }
+  }
+
+  tessera::lowering::initializeLLVMTargets();
+  std::string chip = target.chip.empty() ? "sm_80" : target.chip;
+  // The twins' LLVM pipeline runs on a thread of its own while this one
+  // optimizes the kernels and runs ptxas on them (unless the context is
+  // single-threaded, e.g. for --print-ir-after-all).
+  std::string ptxas = findPtxas();
+  bool havePtxas = !ptxas.empty() && ptxas != "none";
+  std::thread twinThread;
+  if (twins) {
+    // TESSERA_CUDA_TWINS=cubin: the twins go through ptxas too (on their
+    // thread), for deployments that want no JIT at run time.
+    const char *form = std::getenv("TESSERA_CUDA_TWINS");
+    bool twinCubin = havePtxas && form && llvm::StringRef(form) == "cubin";
+    int depth = tessera::ScopedPhase::currentDepth();
+    auto runTwins = [&jobs, chip, depth, optLevel = options.optLevel, twinCubin,
+                     ptxas] {
+      tessera::ScopedPhase phase(twinCubin ? "fallback twins to a cubin"
+                                           : "fallback twins to PTX",
+                                 depth);
+      PtxJob &job = jobs[1];
+      optimizeAndEmitPtx(job, chip, optLevel);
+      if (twinCubin && job.error.empty()) {
+        tessera::ScopedPhase ptxasPhase("ptxas");
+        if (!runPtxas(ptxas, chip, job.ptx, job.cubin, job.ptxasLog))
+          job.error = job.ptxasLog;
+      }
+    };
+    if (ctx->isMultithreadingEnabled())
+      twinThread = std::thread(runTwins);
+    else
+      runTwins();
+  }
+  llvm::scope_exit joinTwins([&] {
+    if (twinThread.joinable())
+      twinThread.join();
+  });
+
+  PtxJob &kernels = jobs[0];
+  optimizeAndEmitPtx(kernels, chip, options.optLevel);
+  if (!kernels.error.empty())
+    return emitError(loc) << kernels.error;
+  const std::string &dir = options.dumpDir;
+  if (!dir.empty()) {
+    std::string ll;
+    llvm::raw_string_ostream os(ll);
+    kernels.module->print(os, nullptr);
+    dumpFile(dir, "kernel." + chip + ".ll", ll);
+    dumpFile(dir, "kernel." + chip + ".ptx", kernels.ptx);
+  }
+
+  if (!havePtxas) {
+    image.bytes.assign(kernels.ptx.begin(), kernels.ptx.end());
+    image.imageKind = "ptx";
+  } else {
+    tessera::ScopedPhase phase("ptxas");
+    std::string log;
+    if (!runPtxas(ptxas, chip, kernels.ptx, image.bytes, log))
+      return emitError(loc) << log;
+    image.imageKind = "cubin";
+    // The PTX as assembled (an occupancy request may have been dropped).
+    dumpFile(dir, "kernel." + chip + ".ptx", kernels.ptx);
+    dumpFile(dir, "ptxas." + chip + ".txt", log);
+    dumpFile(dir, "kernel." + chip + ".cubin",
+             llvm::StringRef(image.bytes.data(), image.bytes.size()));
+  }
+
+  if (twins) {
+    if (twinThread.joinable()) {
+      tessera::ScopedPhase phase("wait for the fallback twins");
+      twinThread.join();
+    }
+    PtxJob &fb = jobs[1];
+    if (!fb.error.empty())
+      return emitError(loc) << fb.error;
+    if (!dir.empty()) {
+      std::string ll;
+      llvm::raw_string_ostream os(ll);
+      fb.module->print(os, nullptr);
+      dumpFile(dir, "kernel." + chip + ".fallback.ll", ll);
+      dumpFile(dir, "kernel." + chip + ".fallback.ptx", fb.ptx);
+    }
+    if (!fb.cubin.empty()) {
+      dumpFile(dir, "ptxas." + chip + ".fallback.txt", fb.ptxasLog);
+      dumpFile(dir, "kernel." + chip + ".fallback.cubin",
+               llvm::StringRef(fb.cubin.data(), fb.cubin.size()));
+      image.onDemandBytes = std::move(fb.cubin);
+      image.onDemandKind = "cubin";
+    } else {
+      image.onDemandBytes.assign(fb.ptx.begin(), fb.ptx.end());
+      image.onDemandKind = "ptx";
+    }
   }
   return success();
 }

@@ -158,9 +158,13 @@ struct tessera_plugin_kernel_s {
     uint32_t box[5]; // innermost first
   };
   std::vector<MapSpec> maps;
-  tessera_plugin_kernel_s *fallback = nullptr;
+  // Set at kernel_get when the twin is in the module's image; otherwise
+  // (the twin is in the module's on-demand image) by the first launch that
+  // needs it, under the module's mutex.
+  std::atomic<tessera_plugin_kernel_s *> fallback{nullptr};
   std::unique_ptr<tessera_plugin_kernel_s> fallbackOwned;
   uint32_t fallbackThreads = 0, fallbackShared = 0;
+  tessera_plugin_module_s *module = nullptr;
   std::mutex mapMutex;
   std::map<std::array<uint64_t, 7>, CUtensorMap> mapCache;
 };
@@ -178,6 +182,14 @@ struct tessera_plugin_module_s {
   // fatbinaries: not known, and the driver is probed.
   bool tmaSymbolsKnown = false;
   std::set<std::string> tmaSymbols;
+  // The on-demand image (module_add_on_demand_image): the TMA kernels'
+  // twins, as PTX the driver JIT-compiles, or a cubin. Loaded by the first
+  // launch that needs a twin (under `mutex`); a failed load is remembered
+  // and reported by every such launch.
+  std::string onDemandImage;
+  CUmodule onDemandModule = nullptr;
+  bool onDemandTried = false;
+  std::string onDemandError;
 };
 
 // Makes the device's context current on this thread. Asking first is cheaper
@@ -566,6 +578,37 @@ ImageKind classifyImage(const void *image, uint64_t size) {
 }
 } // namespace
 
+/// cuModuleLoadDataEx of an image of a known kind, in the current context;
+/// on failure `message` holds the driver's error and the JIT log.
+static bool loadImage(tessera_plugin_device device, const void *image,
+                      uint64_t size, ImageKind kind, CUmodule &out,
+                      std::string &message) {
+  // The driver reads PTX up to a NUL, which the image need not have.
+  std::string ptx;
+  const void *data = image;
+  if (kind == ImageKind::Ptx) {
+    ptx.assign(static_cast<const char *>(image), size_t(size));
+    data = ptx.c_str();
+  }
+  std::vector<char> log(16 * 1024, '\0');
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log.data(),
+                    reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
+  CUresult result = gCu.cuModuleLoadDataEx(&out, data, 2, options, values);
+  if (result == CUDA_SUCCESS)
+    return true;
+  const char *what = kind == ImageKind::Ptx     ? "PTX"
+                     : kind == ImageKind::Cubin ? "cubin"
+                                                : "fatbinary";
+  message = std::string("cannot load the ") + what + " image for " +
+            device->info.chip +
+            ": cuModuleLoadDataEx failed: " + gCu.describe(result);
+  if (log[0])
+    message += "; JIT log: " + std::string(log.data());
+  return false;
+}
+
 static int cudaModuleLoad(tessera_plugin_device device, const void *image,
                           uint64_t size, tessera_plugin_module *module,
                           char *err, size_t errLen) {
@@ -582,35 +625,12 @@ static int cudaModuleLoad(tessera_plugin_device device, const void *image,
                 "cuda module image (%llu bytes) is not a cubin (ELF), a "
                 "fatbinary or PTX text",
                 (unsigned long long)size);
-  // The driver reads PTX up to a NUL, which the image need not have.
-  std::string ptx;
-  const void *data = image;
-  if (kind == ImageKind::Ptx) {
-    ptx.assign(static_cast<const char *>(image), size_t(size));
-    data = ptx.c_str();
-  }
-
   BIND(device, "module_load");
-  std::vector<char> log(16 * 1024, '\0');
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {log.data(),
-                    reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
   CUmodule cuModule = nullptr;
-  CUresult result = gCu.cuModuleLoadDataEx(&cuModule, data, 2, options, values);
-  if (result != CUDA_SUCCESS) {
-    const char *what = kind == ImageKind::Ptx     ? "PTX"
-                       : kind == ImageKind::Cubin ? "cubin"
-                                                  : "fatbinary";
-    std::string message =
-        std::string("cannot load the ") + what + " image for " +
-        device->info.chip +
-        ": cuModuleLoadDataEx failed: " + gCu.describe(result);
-    if (log[0])
-      message += "; JIT log: " + std::string(log.data());
+  std::string message;
+  if (!loadImage(device, image, size, kind, cuModule, message))
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_BAD_IMAGE, "%s",
                 message.c_str());
-  }
   auto m = std::make_unique<tessera_plugin_module_s>();
   m->device = device;
   m->module = cuModule;
@@ -628,8 +648,11 @@ static void cudaModuleUnload(tessera_plugin_module module) {
   if (!module)
     return;
   if (gReady.load(std::memory_order_acquire) &&
-      bindContext(module->device) == CUDA_SUCCESS)
+      bindContext(module->device) == CUDA_SUCCESS) {
     gCu.cuModuleUnload(module->module);
+    if (module->onDemandModule)
+      gCu.cuModuleUnload(module->onDemandModule);
+  }
   delete module;
 }
 
@@ -644,6 +667,7 @@ makeKernel(tessera_plugin_module module, CUfunction function,
   k->device = module->device;
   k->function = function;
   k->name = name;
+  k->module = module;
   if (gCu.cuFuncGetParamInfo) {
     k->paramsKnown = true;
     long known = -1;
@@ -760,18 +784,90 @@ static int cudaKernelGet(tessera_plugin_module module, const char *name,
                   descName.c_str());
     std::string fbName = std::string(name) + "__fallback";
     CUfunction fb = nullptr;
-    if (CUresult r =
-            gCu.cuModuleGetFunction(&fb, module->module, fbName.c_str());
-        r != CUDA_SUCCESS)
+    CUresult r = gCu.cuModuleGetFunction(&fb, module->module, fbName.c_str());
+    if (r == CUDA_SUCCESS) {
+      k->fallbackOwned = makeKernel(module, fb, fbName.c_str());
+      k->fallback = k->fallbackOwned.get();
+    } else if (r != CUDA_ERROR_NOT_FOUND || module->onDemandImage.empty()) {
       return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_BAD_IMAGE, r,
                     "kernel_get '" + std::string(name) + "': no " + fbName);
-    k->fallbackOwned = makeKernel(module, fb, fbName.c_str());
-    k->fallback = k->fallbackOwned.get();
+    }
+    // Else the twin is in the on-demand image: the first launch that needs
+    // it loads it (fallbackFor).
     k->fallbackThreads = w[2];
     k->fallbackShared = w[3];
   }
   *kernel = k.get();
   module->kernels.emplace(name, std::move(k));
+  return TESSERA_PLUGIN_OK;
+}
+
+static int cudaModuleAddOnDemandImage(tessera_plugin_module module,
+                                      const void *image, uint64_t size,
+                                      char *err, size_t errLen) {
+  REQUIRE_READY(err, errLen);
+  if (!module || (!image && size))
+    return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
+                "module_add_on_demand_image: NULL argument");
+  ImageKind kind =
+      image && size ? classifyImage(image, size) : ImageKind::Unknown;
+  if (kind != ImageKind::Ptx && kind != ImageKind::Cubin)
+    return fail(err, errLen, TESSERA_PLUGIN_ERROR_BAD_IMAGE,
+                "cuda on-demand image (%llu bytes) is not PTX text or a "
+                "cubin (ELF)",
+                (unsigned long long)size);
+  std::lock_guard<std::mutex> lock(module->mutex);
+  if (!module->onDemandImage.empty())
+    return fail(err, errLen, TESSERA_PLUGIN_ERROR_INVALID,
+                "module_add_on_demand_image: the module has one already");
+  module->onDemandImage.assign(static_cast<const char *>(image), size_t(size));
+  return TESSERA_PLUGIN_OK;
+}
+
+/// The twin of TMA kernel `main` (`<name>__fallback`): found at kernel_get
+/// in the module's image, or loaded here from the module's on-demand image
+/// by the first launch that needs it (the driver JIT-compiles PTX then, for
+/// about as long as ptxas takes; its cache under ~/.nv/ComputeCache keeps
+/// the result for later processes). The caller has bound the context.
+static int fallbackFor(tessera_plugin_kernel main, tessera_plugin_kernel &out,
+                       char *err, size_t errLen) {
+  out = main->fallback.load(std::memory_order_acquire);
+  if (out)
+    return TESSERA_PLUGIN_OK;
+  tessera_plugin_module_s *module = main->module;
+  std::lock_guard<std::mutex> lock(module->mutex);
+  out = main->fallback.load(std::memory_order_acquire);
+  if (out)
+    return TESSERA_PLUGIN_OK;
+  std::string fbName = main->name + "__fallback";
+  if (!module->onDemandTried) {
+    module->onDemandTried = true;
+    const std::string &bytes = module->onDemandImage;
+    ImageKind kind = classifyImage(bytes.data(), bytes.size());
+    if (bytes.empty())
+      module->onDemandError = "the module has no on-demand image";
+    else if (!loadImage(module->device, bytes.data(), bytes.size(), kind,
+                        module->onDemandModule, module->onDemandError))
+      module->onDemandModule = nullptr;
+    else if (kind == ImageKind::Cubin)
+      cubinParamCounts(reinterpret_cast<const unsigned char *>(bytes.data()),
+                       bytes.size(), module->paramCounts);
+  }
+  if (!module->onDemandModule)
+    return fail(err, errLen, TESSERA_PLUGIN_ERROR_LAUNCH,
+                "launch of '%s' needs its twin without TMA (%s): %s",
+                main->name.c_str(), fbName.c_str(),
+                module->onDemandError.c_str());
+  CUfunction fb = nullptr;
+  if (CUresult r =
+          gCu.cuModuleGetFunction(&fb, module->onDemandModule, fbName.c_str());
+      r != CUDA_SUCCESS)
+    return cuFail(err, errLen, TESSERA_PLUGIN_ERROR_LAUNCH, r,
+                  "launch of '" + main->name + "': no " + fbName +
+                      " in the on-demand image");
+  main->fallbackOwned = makeKernel(module, fb, fbName.c_str());
+  out = main->fallbackOwned.get();
+  main->fallback.store(out, std::memory_order_release);
   return TESSERA_PLUGIN_OK;
 }
 
@@ -849,7 +945,8 @@ static int cudaLaunch(tessera_plugin_kernel kernel, tessera_plugin_stream s,
       numMaps = kernel->maps.size();
     } else {
       tessera_plugin_kernel main = kernel;
-      kernel = main->fallback;
+      if (int rc = fallbackFor(main, kernel, err, errLen))
+        return rc;
       block[0] = main->fallbackThreads;
       block[1] = block[2] = 1;
       shared = main->fallbackShared;
@@ -942,6 +1039,7 @@ static const tessera_runtime_plugin kCudaPlugin = {
     cudaKernelGet,
     cudaLaunch,
     cudaStreamWrap,
+    cudaModuleAddOnDemandImage,
 };
 
 __attribute__((visibility("default"))) const tessera_runtime_plugin *

@@ -7,13 +7,15 @@
 // the stage read an iteration before, then waits on its own for the stage
 // it overwrites. Cluster barriers follow the barriers' initialization and
 // end the kernel. The metadata's grid rounds y up to whole pairs; the twin
-// without TMA (__fallback) launches on the same grid without clusters.
+// without TMA (__fallback, in the on-demand PTX image) launches on the same
+// grid without clusters.
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
 // tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/g %t/n
 // RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx
 // RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
 // RUN: env TESSERA_WIDEN=0 %tessera compile %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/n.tsb --dump-dir %t/n
 // RUN: FileCheck %s --check-prefix=NONE --input-file %t/n/kernel.sm_90a.ptx
@@ -21,9 +23,7 @@
 
 // "TMA2", 2 maps; A: box {32, 128}; B: box {64, 16} (half of 32 rows).
 // CHECK: tessera_tma_tessera_kernel_gemm[112] = {84, 77, 65, 50, 2, 0, 0, 0, {{([0-9]+, )+}}32, 0, 0, 0, 128, 0, 0, 0, {{([0-9]+, )+}}64, 0, 0, 0, 16, 0, 0, 0,
-// CHECK: .visible .entry tessera_kernel_gemm__fallback(
-// CHECK-NOT: reqnctapercluster
-// CHECK-NOT: multicast
+// CHECK-NOT: __fallback
 // CHECK: .visible .entry tessera_kernel_gemm(
 // CHECK: .reqnctapercluster 1, 2, 1
 // CHECK: mbarrier.init.shared::cta.b64
@@ -42,6 +42,11 @@
 // CHECK: barrier.cluster.arrive.release.aligned;
 // CHECK-NEXT: barrier.cluster.wait.acquire.aligned;
 // CHECK: ret;
+
+// TWIN: .visible .entry tessera_kernel_gemm__fallback(
+// TWIN-NOT: reqnctapercluster
+// TWIN-NOT: multicast
+// TWIN-NOT: .entry
 
 // INFO: kernel gemm (symbol tessera_kernel_gemm): 128 threads, {{[0-9]+}} shared bytes, grid [ceildiv(N, 128), (ceildiv(ceildiv(M, 128), 2) * 2), 1]
 

@@ -3,7 +3,7 @@
 // 128-byte swizzled descriptors, no transpose immediates, TMA boxes of
 // 128 x 128 bytes per stage (tensor maps of UINT8: descriptor words slot,
 // rank 2, dtype 0, 1 byte, swizzle 3, box 128 x 128), f16 epilogue; the twin
-// without TMA copies with cp.async. On sm_80 (no fp8 MMA) the gemm runs on
+// without TMA (its own PTX, the on-demand image) copies with cp.async. On sm_80 (no fp8 MMA) the gemm runs on
 // FMAs, decoding fp8 with integer ops.
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
@@ -12,15 +12,14 @@
 // RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=E5M2 --input-file %t/g/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx
 // RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
 // RUN: %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_80 -o %t/a.tsb --dump-dir %t/a
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/a/kernel.sm_80.ptx
 
 // CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm_fp8[112] = {84, 77, 65, 50, 2, 0, 0, 0, 128, 0, 0, 0, {{[0-9]+, [0-9]+, [0-9]+, [0-9]+}}, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 128, 0, 0, 0, 128, 0, 0, 0
-// CHECK: .visible .entry tessera_kernel_gemm_fp8__fallback(
-// CHECK-NOT: mma.sync
-// CHECK: cp.async.cg.shared.global
+// CHECK-NOT: __fallback
 // CHECK: .visible .entry tessera_kernel_gemm_fp8(
 // CHECK: .param .align 64 .b8 tessera_kernel_gemm_fp8_param_9[128],
 // CHECK-NEXT: .param .align 64 .b8 tessera_kernel_gemm_fp8_param_10[128]
@@ -31,6 +30,10 @@
 // CHECK-DAG: wgmma.commit_group.sync.aligned;
 // CHECK-DAG: wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG: cvt.rn.f16.f32
+
+// TWIN: .visible .entry tessera_kernel_gemm_fp8__fallback(
+// TWIN-NOT: mma.sync
+// TWIN: cp.async.cg.shared.global
 
 // E5M2: .visible .entry tessera_kernel_gemm_fp8_e5m2(
 // E5M2: wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e5m2 {{.*}}, p, 1, 1;

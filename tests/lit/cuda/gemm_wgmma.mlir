@@ -3,8 +3,9 @@
 // loop's stages on mbarriers (A 64-byte swizzled, B in two 128-byte swizzled
 // column blocks), wgmma m64n128k16 from shared-memory descriptors (B
 // N-major: imm-trans-b 1) kept in flight one iteration (wait_group 1), two
-// tensor maps as 128-byte parameters after the slots; plus the twin without
-// TMA and the descriptor global the runtime reads. The ReLU epilogue is
+// tensor maps as 128-byte parameters after the slots; plus the descriptor
+// global the runtime reads and the twin without TMA, compiled to PTX of its
+// own (the bundle's on-demand image). The ReLU epilogue is
 // applied per accumulator register.
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
@@ -12,15 +13,15 @@
 // RUN: rm -rf %t && mkdir -p %t/g %t/r %t/b
 // RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx
 // RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm_relu.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/r.tsb --dump-dir %t/r
 // RUN: FileCheck %s --check-prefix=RELU --input-file %t/r/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=RELUTWIN --input-file %t/r/kernel.sm_90a.fallback.ptx
 // RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
 
 // CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm[112]
-// CHECK: .visible .entry tessera_kernel_gemm__fallback(
-// CHECK: cp.async.cg.shared.global
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK-NOT: __fallback
 // CHECK: .visible .entry tessera_kernel_gemm(
 // CHECK: .param .align 64 .b8 tessera_kernel_gemm_param_9[128],
 // CHECK-NEXT: .param .align 64 .b8 tessera_kernel_gemm_param_10[128]
@@ -38,8 +39,14 @@
 // CHECK-DAG: wgmma.wait_group.sync.aligned 0;
 // CHECK-DAG: cvt.rn.f16.f32
 
-// RELU: .visible .entry tessera_kernel_gemm_relu__fallback(
-// RELU: selp.f32 {{.*}}, 0f00000000, {{.*}};
+// TWIN: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
+// TWIN-NOT: tessera_tma_
+// TWIN: .visible .entry tessera_kernel_gemm__fallback(
+// TWIN: cp.async.cg.shared.global
+// TWIN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+
+// RELUTWIN: .visible .entry tessera_kernel_gemm_relu__fallback(
+// RELUTWIN: selp.f32 {{.*}}, 0f00000000, {{.*}};
 // RELU: .visible .entry tessera_kernel_gemm_relu(
 // RELU: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // RELU: selp.f32 {{.*}}, 0f00000000, {{.*}};

@@ -5,7 +5,9 @@
 // carries the "TMA2" descriptor of the tensor maps (A: box 32 x 128, 64-byte
 // swizzle; B: box 64 x 32, 128-byte swizzle, in two column blocks) and the
 // twin without TMA that the runtime launches where a map cannot describe a
-// tensor. With TESSERA_CUDA_WARP_SPECIALIZATION=1 a copy warp issues the
+// tensor, compiled beside it to PTX of its own: the bundle's second image
+// for sm_90a, marked tessera.on_demand, which the runtime loads (and the
+// driver JIT-compiles) only for a launch that needs the twin. With TESSERA_CUDA_WARP_SPECIALIZATION=1 a copy warp issues the
 // copies (160 threads), waiting on release barriers the consumer warps
 // arrive on, and the consumers' barriers are a named barrier of 128 threads.
 // (Blocks unpaired, TESSERA_CLUSTERS=0: clusters.mlir checks paired ones.)
@@ -15,6 +17,8 @@
 // RUN: rm -rf %t && mkdir -p %t/plain %t/ws %t/sm80
 // RUN: env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
 // RUN: FileCheck %s --input-file %t/plain/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=TWIN --input-file %t/plain/kernel.sm_90a.fallback.ptx
+// RUN: %tessera info %t/plain.tsb | FileCheck %s --check-prefix=INFO
 // RUN: env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
 // RUN: %tessera info %t/ws.tsb | FileCheck %s --check-prefix=WSINFO
@@ -22,15 +26,14 @@
 // RUN: FileCheck %s --check-prefix=I8 --input-file %t/i8/kernel.sm_90a.ptx
 // RUN: mkdir -p %t/nine && env TESSERA_WIDEN=0 %tessera compile %S/Inputs/nine_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/nine.tsb --dump-dir %t/nine
 // RUN: FileCheck %s --check-prefix=NINE --input-file %t/nine/kernel.sm_90a.ptx
+// RUN: not test -e %t/nine/kernel.sm_90a.fallback.ptx
 // RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/sm80.tsb --dump-dir %t/sm80
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/sm80/kernel.sm_80.ptx
 
 // "TMA2", 2 maps, twin of 128 threads; A: slot 0, rank 2, u16, 2 bytes,
 // 64-byte swizzle, L2 128B, box {32, 128}; B: slot 3, box {64, 32}, 128 B.
 // CHECK: tessera_tma_tessera_kernel_gemm[112] = {84, 77, 65, 50, 2, 0, 0, 0, 128, 0, 0, 0, {{[0-9]+, [0-9]+, [0-9]+, [0-9]+}}, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 32, 0, 0, 0, 128, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 64, 0, 0, 0, 32, 0, 0, 0,
-// CHECK: .visible .entry tessera_kernel_gemm__fallback(
-// CHECK-NOT: cp.async.bulk
-// CHECK: cp.async.cg.shared.global
+// CHECK-NOT: __fallback
 // CHECK: .visible .entry tessera_kernel_gemm(
 // CHECK: .param .align 64 .b8 tessera_kernel_gemm_param_9[128],
 // CHECK: .param .align 64 .b8 tessera_kernel_gemm_param_10[128]
@@ -45,6 +48,18 @@
 // CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK: cp.async.bulk.tensor.2d
 // CHECK-NOT: cp.async.cg
+
+// TWIN: .visible .entry tessera_kernel_gemm__fallback(
+// TWIN-NOT: cp.async.bulk
+// TWIN: cp.async.cg.shared.global
+// TWIN-NOT: .entry
+
+// INFO: bundle {{.*}}: 2 images
+// INFO: image 0: nvptx64-nvidia-cuda:sm_90a, cubin image (cuda)
+// INFO: kernel gemm (symbol tessera_kernel_gemm): 128 threads
+// INFO: image 1: nvptx64-nvidia-cuda:sm_90a, ptx image (cuda)
+// INFO: tessera.on_demand = fallback kernels
+// INFO-NOT: kernel
 
 // WS: .visible .entry tessera_kernel_gemm(
 // WS: .maxntid 160, 1, 1

@@ -64,6 +64,8 @@ TEST(CudaRuntimeUnavailable, PluginTable) {
   EXPECT_STREQ(P->name, "cuda");
   EXPECT_NE(dlsym(pluginLibrary(), TESSERA_CUDA_ENCODE_TENSOR_MAP_NAME),
             nullptr);
+  EXPECT_GE(P->abi_minor, 2u);
+  EXPECT_NE(P->module_add_on_demand_image, nullptr);
 }
 
 TEST(CudaRuntimeUnavailable, MissingLibcudaIsReportedNotFatal) {
@@ -378,6 +380,100 @@ TEST_F(CudaRuntimeGpu, BadImagesAndUnknownKernels) {
   tessera_plugin_kernel a = kernel(m, "tessera_kernel_vadd");
   EXPECT_EQ(kernel(m, "tessera_kernel_vadd"), a);
   P->module_unload(m);
+}
+
+// A TMA kernel whose twin without TMA is in the module's on-demand image
+// (as the cuda compiler plugin ships it, PTX): kernel_get succeeds without
+// the twin, a launch whose tensor a map describes runs the kernel, and the
+// first launch whose tensor no map describes (base not 16-byte aligned)
+// loads the on-demand image (the driver JIT-compiles it) and runs the twin.
+TEST_F(CudaRuntimeGpu, TwinFromTheOnDemandImage) {
+  if (std::string(info.chip) != "sm_90a")
+    GTEST_SKIP() << "the cubin is for sm_90a; this device is " << info.chip;
+  std::vector<char> twinPtx =
+      readFile(exeDir() + "/cuda_test_tma_twin.sm_90a.ptx");
+  std::vector<char> twinCubin =
+      readFile(exeDir() + "/cuda_test_tma_twin.sm_90a.cubin");
+  ASSERT_FALSE(twinPtx.empty());
+  ASSERT_FALSE(twinCubin.empty());
+  const int64_t rows = 37, cols = 64, n = rows * cols;
+  tessera_device_ptr buffer = alloc((n + 4) * 4);
+  std::vector<float> host(n + 4);
+  auto run = [&](tessera_plugin_kernel k, tessera_device_ptr p) {
+    int rc = launch(k, nullptr, {p, uint64_t(rows), uint64_t(cols)},
+                    uint32_t((n + 127) / 128), 128);
+    if (rc == TESSERA_PLUGIN_OK)
+      EXPECT_EQ(P->copy_to_host(dev, nullptr, host.data(), buffer,
+                                host.size() * 4, err, sizeof(err)),
+                TESSERA_PLUGIN_OK)
+          << err;
+    return rc;
+  };
+
+  // The twin as PTX (as the compiler ships it) and as a cubin
+  // (TESSERA_CUDA_TWINS=cubin).
+  tessera_plugin_module m = nullptr;
+  tessera_plugin_kernel k = nullptr;
+  for (const std::vector<char> *twin : {&twinPtx, &twinCubin}) {
+    m = load("cuda_test_tma.sm_90a.cubin");
+    ASSERT_NE(m, nullptr);
+    ASSERT_EQ(P->module_add_on_demand_image(m, twin->data(), twin->size(), err,
+                                            sizeof(err)),
+              TESSERA_PLUGIN_OK)
+        << err;
+    k = kernel(m, "tessera_kernel_fill_tma");
+    ASSERT_NE(k, nullptr);
+    ASSERT_EQ(
+        P->mem_set(dev, nullptr, buffer, 0, (n + 4) * 4, err, sizeof(err)),
+        TESSERA_PLUGIN_OK);
+    ASSERT_EQ(run(k, buffer), TESSERA_PLUGIN_OK) << err;
+    EXPECT_EQ(host[0], 1.0f);
+    EXPECT_EQ(host[n - 1], 1.0f);
+    ASSERT_EQ(run(k, buffer + 4), TESSERA_PLUGIN_OK) << err;
+    EXPECT_EQ(host[0], 1.0f);
+    EXPECT_EQ(host[1], 2.0f);
+    EXPECT_EQ(host[n], 2.0f);
+    // Again: the twin is loaded once.
+    ASSERT_EQ(run(k, buffer + 8), TESSERA_PLUGIN_OK) << err;
+    EXPECT_EQ(host[n + 1], 2.0f);
+    P->module_unload(m);
+  }
+
+  // An on-demand image that does not JIT: the kernel still runs, and only
+  // a launch that needs the twin fails, with the driver's log.
+  m = load("cuda_test_tma.sm_90a.cubin");
+  ASSERT_NE(m, nullptr);
+  const std::string bad = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                          ".visible .entry broken() { bogus.instr; }\n";
+  ASSERT_EQ(P->module_add_on_demand_image(m, bad.data(), bad.size(), err,
+                                          sizeof(err)),
+            TESSERA_PLUGIN_OK)
+      << err;
+  k = kernel(m, "tessera_kernel_fill_tma");
+  ASSERT_EQ(run(k, buffer), TESSERA_PLUGIN_OK) << err;
+  EXPECT_EQ(run(k, buffer + 4), TESSERA_PLUGIN_ERROR_LAUNCH);
+  EXPECT_NE(std::string(err).find("needs its twin without TMA "
+                                  "(tessera_kernel_fill_tma__fallback)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(std::string(err).find("JIT log"), std::string::npos) << err;
+  P->module_unload(m);
+
+  // Neither image has the twin: kernel_get refuses the kernel.
+  m = load("cuda_test_tma.sm_90a.cubin");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(P->kernel_get(m, "tessera_kernel_fill_tma", &k, err, sizeof(err)),
+            TESSERA_PLUGIN_ERROR_BAD_IMAGE);
+  EXPECT_NE(std::string(err).find("no tessera_kernel_fill_tma__fallback"),
+            std::string::npos)
+      << err;
+  // Junk is refused at once.
+  const char junk[] = "not an image";
+  EXPECT_EQ(
+      P->module_add_on_demand_image(m, junk, sizeof(junk), err, sizeof(err)),
+      TESSERA_PLUGIN_ERROR_BAD_IMAGE);
+  P->module_unload(m);
+  P->mem_free(dev, buffer);
 }
 
 TEST_F(CudaRuntimeGpu, CallsFromAnotherThread) {

@@ -43,7 +43,7 @@ TEST_F(Loader, OtherAbiMajorIsRefused) {
   EXPECT_EQ(manifest.state, PluginState::Refused);
   EXPECT_NE(manifest.message.find(
                 "plugin 'abi2' (" BROKEN_DIR
-                "/abi2.toml) speaks runtime ABI 2.0, this runtime speaks 1.1"),
+                "/abi2.toml) speaks runtime ABI 2.0, this runtime speaks 1.2"),
             std::string::npos)
       << manifest.message;
   // The manifest says 1.0, the library's table says 2.
@@ -52,7 +52,7 @@ TEST_F(Loader, OtherAbiMajorIsRefused) {
   // (Its minor is the header's it was built with.)
   EXPECT_NE(table.message.find("speaks runtime ABI 2." +
                                std::to_string(TESSERA_RUNTIME_ABI_MINOR) +
-                               ", this runtime speaks 1.1"),
+                               ", this runtime speaks 1.2"),
             std::string::npos)
       << table.message;
 }

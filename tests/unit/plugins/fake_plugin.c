@@ -58,6 +58,11 @@ static struct tessera_plugin_device_s devices[2] = {{0}, {1}};
 EXPORT uint64_t fake_last_slots[64];
 EXPORT tessera_plugin_launch fake_last_launch;
 EXPORT int fake_launch_count;
+/* The on-demand images modules were given (ABI 1.2): how many, and the
+ * first bytes and size of the last one. */
+EXPORT int fake_on_demand_count;
+EXPORT char fake_on_demand_head[64];
+EXPORT uint64_t fake_on_demand_size;
 
 static int fail(char *err, size_t len, int code, const char *message) {
   snprintf(err, len, "%s", message);
@@ -248,6 +253,22 @@ static int launch(tessera_plugin_kernel k, tessera_plugin_stream s,
   return TESSERA_PLUGIN_OK;
 }
 
+static int module_add_on_demand_image(tessera_plugin_module m,
+                                      const void *image, uint64_t size,
+                                      char *err, size_t len) {
+  (void)m;
+  if (size >= 4 && memcmp(image, "BAD!", 4) == 0)
+    return fail(err, len, TESSERA_PLUGIN_ERROR_BAD_IMAGE, "not for me");
+  ++fake_on_demand_count;
+  fake_on_demand_size = size;
+  memset(fake_on_demand_head, 0, sizeof fake_on_demand_head);
+  memcpy(fake_on_demand_head, image,
+         size < sizeof fake_on_demand_head - 1
+             ? size
+             : sizeof fake_on_demand_head - 1);
+  return TESSERA_PLUGIN_OK;
+}
+
 static const tessera_runtime_plugin table = {
     FAKE_ABI_MAJOR,
     TESSERA_RUNTIME_ABI_MINOR,
@@ -278,6 +299,8 @@ static const tessera_runtime_plugin table = {
     module_unload,
     kernel_get,
     launch,
+    NULL, /* stream_wrap */
+    module_add_on_demand_image,
 };
 
 EXPORT const tessera_runtime_plugin *TESSERA_RUNTIME_PLUGIN_ENTRY(void) {

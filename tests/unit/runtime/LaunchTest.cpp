@@ -201,6 +201,60 @@ TEST_F(RuntimeTest, ImageChoicePrefersExactChip) {
             "x86_64-unknown-linux-gnu:x86-64");
 }
 
+/// An image marked tessera.on_demand (bundle::kOnDemandKey), holding `text`.
+bundle::Image onDemandImage(const std::string &triple, const std::string &chip,
+                            const std::string &text) {
+  bundle::Image image;
+  image.imageKind = bundle::ImageKind::PTX;
+  image.offloadKind = bundle::OffloadKind::Cuda;
+  image.setString(bundle::kTripleKey, triple);
+  image.setString(bundle::kArchKey, chip);
+  image.setString(bundle::kOnDemandKey, "fallback kernels");
+  image.bytes = text;
+  return image;
+}
+
+// The on-demand images after the chosen image (same triple and chip) go to
+// the plugin with module_add_on_demand_image; they are never chosen
+// themselves, and those of other images stay out.
+TEST_F(RuntimeTest, OnDemandImagesGoWithTheirImage) {
+  LastLaunch last;
+  int *count = static_cast<int *>(::dlsym(last.handle, "fake_on_demand_count"));
+  auto *head = static_cast<char *>(::dlsym(last.handle, "fake_on_demand_head"));
+  auto *size =
+      static_cast<uint64_t *>(::dlsym(last.handle, "fake_on_demand_size"));
+  ASSERT_TRUE(count && head && size);
+  bundle::Bundle b;
+  b.images.push_back(
+      cpuImage("nvptx64-nvidia-cuda", "sm_90a", {tagged("sm90")}));
+  b.images.push_back(onDemandImage("nvptx64-nvidia-cuda", "sm_90a", "twin90"));
+  b.images.push_back(
+      cpuImage("nvptx64-nvidia-cuda", "sm_80", {tagged("sm80")}));
+  b.images.push_back(onDemandImage("nvptx64-nvidia-cuda", "sm_80", "twin80"));
+  int before = *count;
+  EXPECT_EQ(chosen(gpu, b), "sm80");
+  EXPECT_EQ(*count, before + 1);
+  EXPECT_STREQ(head, "twin80");
+  EXPECT_EQ(*size, 6u);
+  // The CPU's image has none.
+  b.images.push_back(
+      cpuImage("x86_64-unknown-linux-gnu", "fakechip", {tagged("exact")}));
+  EXPECT_EQ(chosen(cpu, b), "exact");
+  EXPECT_EQ(*count, before + 1);
+  // An on-demand image alone is no image for the device.
+  bundle::Bundle alone;
+  alone.images.push_back(
+      onDemandImage("nvptx64-nvidia-cuda", "sm_80", "twin80"));
+  EXPECT_EQ(chosen(gpu, alone),
+            "error: bundle 'k.tsb' has no image for device 'fake device 1' "
+            "(nvptx64-nvidia-cuda:sm_80); it holds no images");
+  // One the plugin rejects fails the load, naming it.
+  b.images[3].bytes = "BAD!";
+  std::string error = chosen(gpu, b);
+  EXPECT_NE(error.find("image 3 (on demand)"), std::string::npos) << error;
+  EXPECT_NE(error.find("not for me"), std::string::npos) << error;
+}
+
 TEST_F(RuntimeTest, BadBundlesAreRejected) {
   bundle::Bundle b;
   b.images.push_back(

@@ -80,7 +80,7 @@ TEST(SpirvRuntimeUnavailable, PluginTable) {
   const tessera_runtime_plugin *P = plugin();
   ASSERT_NE(P, nullptr);
   EXPECT_EQ(P->abi_major, 1u);
-  EXPECT_EQ(P->abi_minor, 1u);
+  EXPECT_EQ(P->abi_minor, uint32_t(TESSERA_RUNTIME_ABI_MINOR));
   EXPECT_EQ(P->struct_size, sizeof(tessera_runtime_plugin));
   EXPECT_STREQ(P->name, "spirv");
   EXPECT_NE(P->stream_wrap, nullptr);

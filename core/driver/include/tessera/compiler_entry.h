@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TESSERA_COMPILER_ENTRY_VERSION 1
+#define TESSERA_COMPILER_ENTRY_VERSION 2
 
 /* What to compile. Strings are NUL-terminated and owned by the caller. */
 typedef struct tessera_compile_request {
@@ -46,6 +46,10 @@ typedef struct tessera_compile_result {
   char cache_state[16];
   /* The compile cache key (64 hex digits), "" when it was not computed. */
   char key[65];
+  /* Wall time of the compile's phases, one per line (`tessera compile
+   * --time`), allocated by the library like `bytes`; NULL when nothing was
+   * compiled (a cache hit). */
+  char *phase_times;
 } tessera_compile_result;
 
 /* Returns TESSERA_COMPILER_ENTRY_VERSION of the library. */

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define TESSERA_RUNTIME_ABI_MAJOR 1
-#define TESSERA_RUNTIME_ABI_MINOR 1
+#define TESSERA_RUNTIME_ABI_MINOR 2
 #define TESSERA_RUNTIME_PLUGIN_ENTRY tessera_runtime_plugin_entry
 #define TESSERA_RUNTIME_PLUGIN_ENTRY_NAME "tessera_runtime_plugin_entry"
 
@@ -151,6 +151,20 @@ typedef struct tessera_runtime_plugin {
    * the result releases only the wrapper. */
   int (*stream_wrap)(tessera_plugin_device device, void *native,
                      tessera_plugin_stream *s, char *err, size_t err_len);
+
+  /* ABI 1.2 (NULL: unsupported). Gives a loaded module an on-demand image:
+   * the bytes of a bundle image marked `tessera.on_demand` that follows the
+   * module's image (same triple and chip). It holds kernels a launch needs
+   * only in rare cases -- on CUDA the twins without TMA of TMA kernels
+   * (`<kernel>__fallback`, as PTX), which launch where a tensor map cannot
+   * describe a tensor. The plugin copies the bytes and loads them (JIT
+   * compiling PTX) only when a launch first needs one of their kernels, so
+   * a bad image is reported by that launch. Called after module_load and
+   * before any kernel_get on the module. Without this entry the host drops
+   * such images, and launches that need their kernels fail. */
+  int (*module_add_on_demand_image)(tessera_plugin_module module,
+                                    const void *image, uint64_t size, char *err,
+                                    size_t err_len);
 } tessera_runtime_plugin;
 
 typedef const tessera_runtime_plugin *(*tessera_runtime_plugin_entry_fn)(void);

@@ -29,8 +29,9 @@
 
 namespace tessera {
 
-/// Bumped whenever CompilerPlugin's virtual interface changes.
-constexpr unsigned kCompilerPluginAbiVersion = 3;
+/// Bumped whenever CompilerPlugin's virtual interface or the structs it
+/// passes change. 4: CompiledImage::onDemandBytes.
+constexpr unsigned kCompilerPluginAbiVersion = 4;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
 struct CompileTarget {
@@ -65,6 +66,14 @@ struct CompiledImage {
   /// where the lowering changed the kernel's grid (e.g. rounded up to whole
   /// thread-block clusters).
   std::vector<std::pair<std::string, std::array<std::string, 3>>> grids;
+  /// A second image for the same target, empty when there is none, holding
+  /// kernels that a launch may need only in rare cases (the cuda backend's
+  /// twins of TMA kernels, for tensors a tensor map cannot describe). The
+  /// bundle stores it after `bytes`, marked `tessera.on_demand`; the runtime
+  /// hands it to its plugin, which loads it only when a launch needs one of
+  /// its kernels. Its kind is one of imageKind's.
+  std::vector<char> onDemandBytes;
+  std::string onDemandKind;
 };
 
 class CompilerPlugin {

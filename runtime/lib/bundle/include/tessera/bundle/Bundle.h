@@ -65,6 +65,14 @@ inline constexpr const char *kTripleKey = "triple";
 inline constexpr const char *kArchKey = "arch";
 inline constexpr const char *kKernelsKey = "tessera.kernels";
 inline constexpr const char *kVersionKey = "tessera.version";
+/// On an image that holds kernels a launch needs only in rare cases (the
+/// cuda backend's twins of TMA kernels, as PTX). Such an image follows the
+/// image it belongs to (same triple and arch) and is never a device's
+/// image by itself: the runtime hands it to the plugin beside that image,
+/// to be loaded when a launch first needs one of its kernels. The value
+/// says what it holds ("fallback kernels"). A runtime that does not know
+/// the key picks the image before it, which comes first.
+inline constexpr const char *kOnDemandKey = "tessera.on_demand";
 
 /// The strings the writer adds to every image and the reader checks and then
 /// removes (see docs/bundle.md):

@@ -1,0 +1,33 @@
+// The twins without TMA of sm_90a kernels (`<kernel>__fallback`) are the
+// bundle's second image for the chip, marked tessera.on_demand: PTX by
+// default (the driver JIT-compiles it only for a launch that needs a twin),
+// a cubin with TESSERA_CUDA_TWINS=cubin (ptxas on the twins' thread), PTX
+// beside a PTX image without ptxas. With --print-ir-after-all the context
+// is single-threaded and the twins compile after the kernels.
+// REQUIRES: tessera, plugin-cuda
+// RUN: rm -rf %t && mkdir -p %t/c
+// RUN: env TESSERA_CUDA_TWINS=cubin %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/c.tsb --dump-dir %t/c
+// RUN: %tessera info %t/c.tsb | FileCheck %s --check-prefix=CUBIN
+// RUN: FileCheck %s --check-prefix=REPORT --input-file %t/c/ptxas.sm_90a.fallback.txt
+// RUN: env TESSERA_PTXAS=none %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb
+// RUN: %tessera info %t/p.tsb | FileCheck %s --check-prefix=PTX
+// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache --print-ir-after-all -o %t/i.tsb 2> %t/i.txt
+// RUN: %tessera info %t/i.tsb | FileCheck %s --check-prefix=SERIAL
+// RUN: FileCheck %s --check-prefix=IR --input-file %t/i.txt
+
+// CUBIN: 2 images
+// CUBIN: image 0: nvptx64-nvidia-cuda:sm_90a, cubin image
+// CUBIN: kernel gemm (symbol tessera_kernel_gemm)
+// CUBIN: image 1: nvptx64-nvidia-cuda:sm_90a, cubin image
+// CUBIN: tessera.on_demand = fallback kernels
+// REPORT: Compiling entry function 'tessera_kernel_gemm__fallback' for 'sm_90a'
+// REPORT-NOT: Compiling entry function
+
+// PTX: image 0: nvptx64-nvidia-cuda:sm_90a, ptx image
+// PTX: image 1: nvptx64-nvidia-cuda:sm_90a, ptx image
+// PTX: tessera.on_demand = fallback kernels
+
+// SERIAL: image 0: nvptx64-nvidia-cuda:sm_90a, cubin image
+// SERIAL: image 1: nvptx64-nvidia-cuda:sm_90a, ptx image
+// IR: IR Dump After ConvertGpuOpsToNVVMOps (convert-gpu-to-nvvm) ('gpu.module' operation: @tessera_kernels)
+// IR: IR Dump After ConvertGpuOpsToNVVMOps (convert-gpu-to-nvvm) ('gpu.module' operation: @tessera_kernels__fallback)
