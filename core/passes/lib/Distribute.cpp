@@ -22,6 +22,7 @@
 
 #include "tessera/Passes/Distribute.h"
 
+#include "FragmentLiveness.h"
 #include "PassCommon.h"
 #include "TileLoweringUtils.h"
 
@@ -177,7 +178,25 @@ private:
     std::string what;
     int64_t words;
   };
-  SmallVector<FragmentUse> fragmentUse;
+  /// The fragments live at each op of the kernel (FragmentLiveness, taken
+  /// on the tile IR before lowering replaces it), in program order: the
+  /// register budget holds at the peak, not for the sum of every fragment.
+  struct LivePoint {
+    Location where;
+    int64_t words = 0;
+    SmallVector<FragmentUse, 8> fragments;
+  };
+  std::vector<LivePoint> livePoints;
+  /// Where the registers staging a multi-stage buffer's copies are live:
+  /// the first and last point, from its first copy (the prologue's) to the
+  /// end of the loop refilling it.
+  llvm::DenseMap<Value, std::pair<int64_t, int64_t>> stagingRange;
+  void measureLiveness(KernelOp kernel);
+  /// The point with the most registers live, counting `staging(buffer)`
+  /// registers for each multi-stage buffer where its staging is live:
+  /// (point, registers); point -1 when there are none.
+  std::pair<int64_t, int64_t>
+  registerPeak(llvm::function_ref<int64_t(Value)> staging) const;
   Location kernelLoc = UnknownLoc::get(body.getContext());
   SmallVector<Operation *> deadTiles;
   /// Pipelined loops (by `tile.pipeline`) whose copies are whole-tile bulk
@@ -472,6 +491,9 @@ private:
     Value regs;
     bool vectors = false;
     int64_t vec = 1, perThread = 0;
+    /// 32-bit registers per thread the staging takes, and the first copy.
+    int64_t words = 0;
+    LocationAttr where;
     SmallVector<int64_t> shape;
     Type elem;
   };
@@ -560,11 +582,6 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
     int64_t words =
         (f.regs * std::max<int64_t>(8, elem.getIntOrFloatBitWidth()) + 31) / 32;
     fragmentWords += words;
-    std::string what;
-    llvm::raw_string_ostream os(what);
-    llvm::interleave(t.getShape(), os, "x");
-    os << "x" << elem << " fragment";
-    fragmentUse.push_back({op.getLoc(), what, words});
     frags[op.getResult()] = f;
     return success();
   }
@@ -1314,9 +1331,9 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
         (per * vec * std::max<int64_t>(8, d.elem.getIntOrFloatBitWidth()) +
          31) /
         32;
+    sc.words = words;
+    sc.where = op->getLoc();
     fragmentWords += words;
-    fragmentUse.push_back(
-        {op->getLoc(), "registers staging the next stage's copy", words});
     found = stagedCopies.insert({key, sc}).first;
     stagedByPipeline[pipe.getInt()].push_back(key);
   } else if (found->second.vec != vec || found->second.perThread != per) {
@@ -2510,36 +2527,28 @@ LogicalResult Distributor::run(DistributedKernel &out) {
       deferrable.insert(g);
   });
   hoistRefills(kernel);
+  measureLiveness(kernel);
   // Register staging only where its registers fit beside the fragments
-  // (counted as lowerAlloc counts them); otherwise copies go straight into
-  // the other stage, which costs no registers.
+  // live at the same time; otherwise copies go straight into the other
+  // stage, which costs no registers.
   if (tgt.asyncCopy == target::AsyncCopyKind::Registers &&
       tgt.registersPerThread > 0) {
-    int64_t words = 0;
-    kernel.walk([&](AllocOp a) {
-      TileType t = a.getType();
-      if (!t.isFragment() || !t.getLayout())
-        return;
-      int64_t regs = fromLayoutAttr(t.getLayout(), t.getShape())
-                         .getInDimSize(layout::kRegister);
-      words += (regs * std::max<int64_t>(
-                           8, t.getElementType().getIntOrFloatBitWidth()) +
-                31) /
-               32;
-    });
-    llvm::DenseSet<Value> buffers;
+    llvm::DenseMap<Value, int64_t> estimate;
     kernel.walk([&](AsyncCopyOp ac) {
       auto sv = ac.getDst().getDefiningOp<StageViewOp>();
-      if (!sv || !buffers.insert(sv.getBuffer()).second)
+      if (!sv)
         return;
       auto t = cast<TileType>(sv.getResult().getType());
       int64_t per = (t.getNumElements() + threads - 1) / threads;
-      words += (per * std::max<int64_t>(
-                          8, t.getElementType().getIntOrFloatBitWidth()) +
-                31) /
-               32;
+      estimate[sv.getBuffer()] =
+          (per * std::max<int64_t>(8,
+                                   t.getElementType().getIntOrFloatBitWidth()) +
+           31) /
+          32;
     });
-    stagingAllowed = words <= tgt.registersPerThread;
+    stagingAllowed = registerPeak([&](Value buf) {
+                       return estimate.lookup(buf);
+                     }).second <= tgt.registersPerThread;
   }
   specialize(kernel);
   for (auto &[id, p] : bulkPipelines)
@@ -2644,14 +2653,31 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   });
   for (auto c : casts)
     c.erase();
-  // Budgets the chip imposes: registers (fragments alone) and shared memory.
-  if (tgt.registersPerThread > 0 && fragmentWords > tgt.registersPerThread) {
+  // Budgets the chip imposes: registers (fragments and register staging,
+  // where the most of them are live) and shared memory.
+  auto [peakAt, peakWords] = registerPeak([&](Value buf) {
+    auto it = stagedCopies.find(buf);
+    return it == stagedCopies.end() ? int64_t(0) : it->second.words;
+  });
+  if (tgt.registersPerThread > 0 && peakWords > tgt.registersPerThread) {
     auto diag = emitError(kernelLoc)
-                << "the kernel's fragments need " << fragmentWords
+                << "the kernel's fragments need " << peakWords
                 << " registers per thread, more than the "
                 << tgt.registersPerThread << " of target '" << tgt.name << "'";
-    for (const FragmentUse &u : fragmentUse)
+    const LivePoint &p = livePoints[peakAt];
+    for (const FragmentUse &u : p.fragments)
       diag.attachNote(u.where) << u.what << ": " << u.words << " registers";
+    for (auto &[buf, sc] : stagedCopies) {
+      auto r = stagingRange.lookup(buf);
+      if (r.first <= peakAt && peakAt <= r.second)
+        diag.attachNote(Location(sc.where))
+            << "registers staging the next stage's copy: " << sc.words
+            << " registers";
+    }
+    diag.attachNote(p.where)
+        << "all of them are live across this op (a fragment's registers are "
+           "free between its last read and the next op that overwrites it "
+           "whole)";
     return failure();
   }
   out.sharedBytes = scratchBytes ? scratchBase + scratchBytes : scratchBase;
@@ -2665,12 +2691,67 @@ LogicalResult Distributor::run(DistributedKernel &out) {
            << tgt.sharedMemoryPerBlockOptin << " of target '" << tgt.name
            << "'";
   out.fragmentRegisters = fragmentWords;
+  out.fragmentRegistersPeak = peakWords;
   out.bulkCopies = usedBulkCopies;
   out.threads =
       threads + (consumerThreads ? hooks.copyWarpThreads(threads) : 0);
   if (clustered)
     out.cluster[1] = 2;
   return success();
+}
+
+void Distributor::measureLiveness(KernelOp kernel) {
+  FragmentLiveness live(kernel);
+  // Points are the live sets of each op in program order (one or two an
+  // op): an op's first and last.
+  llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> at;
+  for (Operation *op : live.points()) {
+    int64_t first = int64_t(livePoints.size());
+    for (const SmallVector<Value> &set : live.liveAcross(op)) {
+      LivePoint p{op->getLoc(), 0, {}};
+      for (Value v : set) {
+        auto t = cast<TileType>(v.getType());
+        if (int64_t w = fragmentTileWords(t)) {
+          p.words += w;
+          p.fragments.push_back({v.getLoc(), describeTile(t), w});
+        }
+      }
+      livePoints.push_back(std::move(p));
+    }
+    at[op] = {first, int64_t(livePoints.size()) - 1};
+  }
+  // A stage buffer's staging registers hold loads from its first copy (the
+  // prologue's) until the stage wait of the loop that refills it.
+  kernel.walk([&](AsyncCopyOp ac) {
+    auto sv = ac.getDst().getDefiningOp<StageViewOp>();
+    if (!sv)
+      return;
+    auto [first, last] = at.lookup(ac);
+    if (auto loop = ac->getParentOfType<scf::ForOp>();
+        loop && kernel->isProperAncestor(loop))
+      loop->walk([&](Operation *op) {
+        if (auto it = at.find(op); it != at.end())
+          last = std::max(last, it->second.second);
+      });
+    auto [it, fresh] = stagingRange.try_emplace(sv.getBuffer(), first, last);
+    if (!fresh)
+      it->second = {std::min(it->second.first, first),
+                    std::max(it->second.second, last)};
+  });
+}
+
+std::pair<int64_t, int64_t>
+Distributor::registerPeak(llvm::function_ref<int64_t(Value)> staging) const {
+  std::pair<int64_t, int64_t> best{-1, 0};
+  for (auto [i, p] : llvm::enumerate(livePoints)) {
+    int64_t words = p.words;
+    for (auto &[buf, range] : stagingRange)
+      if (range.first <= int64_t(i) && int64_t(i) <= range.second)
+        words += staging(buf);
+    if (best.first < 0 || words > best.second)
+      best = {int64_t(i), words};
+  }
+  return best;
 }
 
 /// Paired blocks (tile.cluster = 2): the bulk copies of the kernel's one
