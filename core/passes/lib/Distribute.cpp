@@ -23,6 +23,7 @@
 #include "tessera/Passes/Distribute.h"
 
 #include "FragmentLiveness.h"
+#include "LaneGather.h"
 #include "PassCommon.h"
 #include "TileLoweringUtils.h"
 
@@ -505,6 +506,21 @@ private:
   LogicalResult copyTileToTile(Operation *op, Value src, Value dst,
                                bool transpose);
   LogicalResult lowerGemm(GemmOp g);
+  /// A fragment gemm operand read in another layout than it is held in
+  /// (LaneGather.h): the layout the atom reads, the plan, and the register
+  /// of that layout at each of its register coordinates.
+  struct OperandGather {
+    const FragTile *held = nullptr;
+    LinearLayout want;
+    std::vector<GatherRegister> plan;
+    std::map<Coords, int64_t> wantReg;
+  };
+  LogicalResult planOperandGather(GemmOp g, Value tile, StringRef attr,
+                                  OperandGather &out);
+  /// One register of the layout an atom reads, from the lanes holding it
+  /// (`shuffled`: 32-bit words already exchanged, by word and lane mask).
+  Value gatherRegister(const FragTile &held, const GatherRegister &r,
+                       std::map<std::pair<int64_t, int32_t>, Value> &shuffled);
   LogicalResult lowerAtomic(AtomicOp a);
   int64_t reserveScratch(int64_t bytes) {
     scratchBytes = std::max(scratchBytes, bytes);
@@ -1776,6 +1792,78 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
   return res;
 }
 
+LogicalResult Distributor::planOperandGather(GemmOp g, Value tile,
+                                             StringRef attr,
+                                             OperandGather &out) {
+  auto la = g->getAttrOfType<LayoutAttr>(attr);
+  if (!la)
+    return success();
+  auto f = frags.find(tile);
+  if (f == frags.end())
+    return g.emitOpError("has ") << attr << " but that operand is no fragment";
+  out.held = &f->second;
+  out.want = fromLayoutAttr(la, cast<TileType>(tile.getType()).getShape());
+  std::optional<std::vector<GatherRegister>> plan =
+      planLaneGather(out.held->layout, out.want);
+  unsigned bits = out.held->elem.getIntOrFloatBitWidth();
+  if (!plan || bits > 32 || 32 % bits || out.held->regs % (32 / bits))
+    return g.emitOpError("cannot read its operand in ")
+           << attr << " from the layout it is held in";
+  out.plan = std::move(*plan);
+  for (int64_t r = out.want.getInDimSize(layout::kRegister) - 1; r >= 0; --r)
+    out.wantReg[regCoords(out.want, r)] = r;
+  return success();
+}
+
+Value Distributor::gatherRegister(
+    const FragTile &held, const GatherRegister &r,
+    std::map<std::pair<int64_t, int32_t>, Value> &shuffled) {
+  // Shuffles move 32 bits: narrower registers go in whole words.
+  int64_t per = 32 / held.elem.getIntOrFloatBitWidth();
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  auto elemsType = VectorType::get({per}, held.elem);
+  auto valueOf = [&](const GatherChoice &ch) -> Value {
+    if (!ch.laneXor)
+      return regLoad(held, ch.reg);
+    int64_t word = ch.reg / per;
+    Value &w = shuffled[{word, ch.laneXor}];
+    if (!w) {
+      Value packed = regLoad(held, ch.reg);
+      if (per > 1) {
+        SmallVector<Value> elems;
+        for (int64_t i = 0; i < per; ++i)
+          elems.push_back(regLoad(held, word * per + i));
+        packed = vector::ExtractOp::create(
+            b, loc,
+            vector::BitCastOp::create(
+                b, loc, wordType,
+                vector::FromElementsOp::create(b, loc, elemsType, elems)),
+            0);
+      }
+      w = hooks.emitShuffleXor(b, loc, packed, ch.laneXor, int(warpSize));
+    }
+    if (per == 1)
+      return w;
+    Value asElems = vector::BitCastOp::create(
+        b, loc, elemsType, vector::FromElementsOp::create(b, loc, wordType, w));
+    return vector::ExtractOp::create(b, loc, asElems, ch.reg % per);
+  };
+  Value result = valueOf(r.choices.back());
+  if (r.choices.size() == 1)
+    return result;
+  Value bits = arith::AndIOp::create(b, loc, lane, c(r.laneBits));
+  for (const GatherChoice &ch : llvm::drop_end(r.choices)) {
+    Value pred;
+    for (int32_t v : ch.laneValues) {
+      Value eq =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits, c(v));
+      pred = pred ? arith::OrIOp::create(b, loc, pred, eq).getResult() : eq;
+    }
+    result = arith::SelectOp::create(b, loc, pred, valueOf(ch), result);
+  }
+  return result;
+}
+
 LogicalResult Distributor::lowerGemm(GemmOp g) {
   auto at = cast<TileType>(g.getA().getType());
   auto bt = cast<TileType>(g.getB().getType());
@@ -1813,6 +1901,9 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     return loadElem(tile, ValueRange{r, cc}, g);
   };
   if (atomName.getValue() == "fma") {
+    if (g->hasAttr("a_layout") || g->hasAttr("b_layout"))
+      return g.emitOpError("internal: vector FMA reads its fragment operands "
+                           "in the layout they are held in");
     // Vector FMA: each accumulator register walks K.
     Type sumT = accT.isF16() ? b.getF32Type() : accT;
     bool isFloat = isa<FloatType>(accT);
@@ -2005,6 +2096,13 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
   };
   bool aShared = sharedMatrix(g.getA(), sa);
   bool bShared = sharedMatrix(g.getB(), sb);
+  // Fragment operands held in fewer registers than the atom reads them
+  // (layout inference recorded the atom's layout as a_layout / b_layout):
+  // each register the atom reads comes from the lane that holds it.
+  OperandGather gatherA, gatherB;
+  if (failed(planOperandGather(g, g.getA(), "a_layout", gatherA)) ||
+      failed(planOperandGather(g, g.getB(), "b_layout", gatherB)))
+    return failure();
   // Operand elements of one atom instance, in the atom's register order.
   auto loadOperand = [&](MmaOperandKind which, int64_t origin0, Value dynOrigin,
                          int64_t kBase,
@@ -2012,6 +2110,8 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     bool isA = which == MmaOperandKind::A;
     Value tile = isA ? g.getA() : g.getB();
     bool trans = isA ? ta : tb;
+    OperandGather &gather = isA ? gatherA : gatherB;
+    std::map<std::pair<int64_t, int32_t>, Value> shuffled;
     const std::optional<LinearLayout> &al = isA ? atom->aLayout : atom->bLayout;
     if (!al)
       return g.emitOpError("atom '") << atom->name
@@ -2031,6 +2131,18 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       Coords rc = regCoords(*al, t);
       Coords constRC = isA ? Coords{origin0 + rc[0], kBase + rc[1]}
                            : Coords{kBase + rc[0], origin0 + rc[1]};
+      if (gather.held) {
+        Coords want = constRC;
+        if (trans)
+          std::swap(want[0], want[1]);
+        auto it = gather.wantReg.find(want);
+        if (it == gather.wantReg.end())
+          return g.emitOpError("internal: gathered operand element not "
+                               "found");
+        out.push_back(
+            gatherRegister(*gather.held, gather.plan[it->second], shuffled));
+        continue;
+      }
       Value v =
           operandAt(tile, trans, add(row0, co[0]), add(col0, co[1]), &constRC);
       if (!v)
