@@ -706,21 +706,24 @@ struct InferLayoutsPass : TargetPass<InferLayoutsPass> {
   AtomFilter atomFilter;
 
   void runWithTarget(const target::TargetDescription &t) {
-    for (KernelOp k : kernelsOf(getOperation())) {
-      KernelLayouts kl(k, t, fmaFallback, atomFilter);
-      LogicalResult r = failure();
-      try {
-        r = kl.run();
-      } catch (const layout::LayoutError &e) {
-        k.emitOpError("layout inference failed: ") << e.what();
-      }
-      if (failed(r))
+    for (KernelOp k : kernelsOf(getOperation()))
+      if (failed(inferKernelLayouts(k, t, fmaFallback, atomFilter)))
         return signalPassFailure();
-    }
   }
 };
 
 } // namespace
+
+LogicalResult inferKernelLayouts(KernelOp kernel,
+                                 const target::TargetDescription &target,
+                                 bool allowFma, const AtomFilter &filter) {
+  KernelLayouts kl(kernel, target, allowFma, filter);
+  try {
+    return kl.run();
+  } catch (const layout::LayoutError &e) {
+    return kernel.emitOpError("layout inference failed: ") << e.what();
+  }
+}
 
 std::unique_ptr<Pass> createInferLayoutsPass(const std::string &target,
                                              AtomFilter filter) {

@@ -15,11 +15,13 @@ void registerSwizzleSharedPass();
 void registerPipelinePass();
 void registerPlanSharedPass();
 void registerRasterOrderPass();
+void registerPlaceOperandsPass();
 
 void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
                           AtomFilter filter) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRasterOrderPass(target));
+  pm.addPass(createPlaceOperandsPass(target, filter));
   pm.addPass(createInferLayoutsPass(target, std::move(filter)));
   pm.addPass(createSwizzleSharedPass(target));
   pm.addPass(createPipelinePass(target));
@@ -34,13 +36,14 @@ void registerTesseraPasses() {
   registerPipelinePass();
   registerPlanSharedPass();
   registerRasterOrderPass();
+  registerPlaceOperandsPass();
   // `--tessera-pipeline=sm_90a`, `--tessera-pipeline=path/to/t.toml` or
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
       "tessera-pipeline",
-      "verify, canonicalize, choose the block order, infer layouts, swizzle, "
-      "pipeline, plan shared memory for a target (chip name or description "
-      "path)",
+      "verify, canonicalize, choose the block order, place operands, infer "
+      "layouts, swizzle, pipeline, plan shared memory for a target (chip "
+      "name or description path)",
       [](OpPassManager &pm, StringRef options,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         std::string t = options.trim().str();
