@@ -9,8 +9,10 @@
 // attn_fwd_d256_cross_f16.mlir with twice the query rows and key block: on a
 // chip with 228 KiB of shared memory each K/V byte loaded serves twice the
 // rows and every gemm is a full warpgroup MMA. Chips with 64 KiB of LDS
-// cannot hold Q, K and V at once; the compiler refuses them with the tiles'
-// sizes (the 64-row kernel is the one for them).
+// cannot hold Q, K and V at once: there the compiler keeps Q, copied once and
+// read only as the A operand of Q K^T, in registers (tessera-place-operands,
+// docs/passes.md), and plans 64 KiB for K and V. It compiles for them, with
+// register spills; the 64-row kernel is the better size for them.
 tile.func @attn_fwd_d256_q128_f16(%Q: !tile.tensor<[B, H, Sq, 256], f16>,
     %K: !tile.tensor<[B, H, Skv, 256], f16>, %V: !tile.tensor<[B, H, Skv, 256], f16>,
     %O: !tile.tensor<[B, H, Sq, 256], f16>, %sm_scale: f32) {

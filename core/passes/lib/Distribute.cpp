@@ -22,6 +22,8 @@
 
 #include "tessera/Passes/Distribute.h"
 
+#include "FragmentLiveness.h"
+#include "LaneGather.h"
 #include "PassCommon.h"
 #include "TileLoweringUtils.h"
 
@@ -177,7 +179,25 @@ private:
     std::string what;
     int64_t words;
   };
-  SmallVector<FragmentUse> fragmentUse;
+  /// The fragments live at each op of the kernel (FragmentLiveness, taken
+  /// on the tile IR before lowering replaces it), in program order: the
+  /// register budget holds at the peak, not for the sum of every fragment.
+  struct LivePoint {
+    Location where;
+    int64_t words = 0;
+    SmallVector<FragmentUse, 8> fragments;
+  };
+  std::vector<LivePoint> livePoints;
+  /// Where the registers staging a multi-stage buffer's copies are live:
+  /// the first and last point, from its first copy (the prologue's) to the
+  /// end of the loop refilling it.
+  llvm::DenseMap<Value, std::pair<int64_t, int64_t>> stagingRange;
+  void measureLiveness(KernelOp kernel);
+  /// The point with the most registers live, counting `staging(buffer)`
+  /// registers for each multi-stage buffer where its staging is live:
+  /// (point, registers); point -1 when there are none.
+  std::pair<int64_t, int64_t>
+  registerPeak(llvm::function_ref<int64_t(Value)> staging) const;
   Location kernelLoc = UnknownLoc::get(body.getContext());
   SmallVector<Operation *> deadTiles;
   /// Pipelined loops (by `tile.pipeline`) whose copies are whole-tile bulk
@@ -472,6 +492,9 @@ private:
     Value regs;
     bool vectors = false;
     int64_t vec = 1, perThread = 0;
+    /// 32-bit registers per thread the staging takes, and the first copy.
+    int64_t words = 0;
+    LocationAttr where;
     SmallVector<int64_t> shape;
     Type elem;
   };
@@ -483,6 +506,21 @@ private:
   LogicalResult copyTileToTile(Operation *op, Value src, Value dst,
                                bool transpose);
   LogicalResult lowerGemm(GemmOp g);
+  /// A fragment gemm operand read in another layout than it is held in
+  /// (LaneGather.h): the layout the atom reads, the plan, and the register
+  /// of that layout at each of its register coordinates.
+  struct OperandGather {
+    const FragTile *held = nullptr;
+    LinearLayout want;
+    std::vector<GatherRegister> plan;
+    std::map<Coords, int64_t> wantReg;
+  };
+  LogicalResult planOperandGather(GemmOp g, Value tile, StringRef attr,
+                                  OperandGather &out);
+  /// One register of the layout an atom reads, from the lanes holding it
+  /// (`shuffled`: 32-bit words already exchanged, by word and lane mask).
+  Value gatherRegister(const FragTile &held, const GatherRegister &r,
+                       std::map<std::pair<int64_t, int32_t>, Value> &shuffled);
   LogicalResult lowerAtomic(AtomicOp a);
   int64_t reserveScratch(int64_t bytes) {
     scratchBytes = std::max(scratchBytes, bytes);
@@ -560,11 +598,6 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
     int64_t words =
         (f.regs * std::max<int64_t>(8, elem.getIntOrFloatBitWidth()) + 31) / 32;
     fragmentWords += words;
-    std::string what;
-    llvm::raw_string_ostream os(what);
-    llvm::interleave(t.getShape(), os, "x");
-    os << "x" << elem << " fragment";
-    fragmentUse.push_back({op.getLoc(), what, words});
     frags[op.getResult()] = f;
     return success();
   }
@@ -1314,9 +1347,9 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
         (per * vec * std::max<int64_t>(8, d.elem.getIntOrFloatBitWidth()) +
          31) /
         32;
+    sc.words = words;
+    sc.where = op->getLoc();
     fragmentWords += words;
-    fragmentUse.push_back(
-        {op->getLoc(), "registers staging the next stage's copy", words});
     found = stagedCopies.insert({key, sc}).first;
     stagedByPipeline[pipe.getInt()].push_back(key);
   } else if (found->second.vec != vec || found->second.perThread != per) {
@@ -1759,6 +1792,78 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
   return res;
 }
 
+LogicalResult Distributor::planOperandGather(GemmOp g, Value tile,
+                                             StringRef attr,
+                                             OperandGather &out) {
+  auto la = g->getAttrOfType<LayoutAttr>(attr);
+  if (!la)
+    return success();
+  auto f = frags.find(tile);
+  if (f == frags.end())
+    return g.emitOpError("has ") << attr << " but that operand is no fragment";
+  out.held = &f->second;
+  out.want = fromLayoutAttr(la, cast<TileType>(tile.getType()).getShape());
+  std::optional<std::vector<GatherRegister>> plan =
+      planLaneGather(out.held->layout, out.want);
+  unsigned bits = out.held->elem.getIntOrFloatBitWidth();
+  if (!plan || bits > 32 || 32 % bits || out.held->regs % (32 / bits))
+    return g.emitOpError("cannot read its operand in ")
+           << attr << " from the layout it is held in";
+  out.plan = std::move(*plan);
+  for (int64_t r = out.want.getInDimSize(layout::kRegister) - 1; r >= 0; --r)
+    out.wantReg[regCoords(out.want, r)] = r;
+  return success();
+}
+
+Value Distributor::gatherRegister(
+    const FragTile &held, const GatherRegister &r,
+    std::map<std::pair<int64_t, int32_t>, Value> &shuffled) {
+  // Shuffles move 32 bits: narrower registers go in whole words.
+  int64_t per = 32 / held.elem.getIntOrFloatBitWidth();
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  auto elemsType = VectorType::get({per}, held.elem);
+  auto valueOf = [&](const GatherChoice &ch) -> Value {
+    if (!ch.laneXor)
+      return regLoad(held, ch.reg);
+    int64_t word = ch.reg / per;
+    Value &w = shuffled[{word, ch.laneXor}];
+    if (!w) {
+      Value packed = regLoad(held, ch.reg);
+      if (per > 1) {
+        SmallVector<Value> elems;
+        for (int64_t i = 0; i < per; ++i)
+          elems.push_back(regLoad(held, word * per + i));
+        packed = vector::ExtractOp::create(
+            b, loc,
+            vector::BitCastOp::create(
+                b, loc, wordType,
+                vector::FromElementsOp::create(b, loc, elemsType, elems)),
+            0);
+      }
+      w = hooks.emitShuffleXor(b, loc, packed, ch.laneXor, int(warpSize));
+    }
+    if (per == 1)
+      return w;
+    Value asElems = vector::BitCastOp::create(
+        b, loc, elemsType, vector::FromElementsOp::create(b, loc, wordType, w));
+    return vector::ExtractOp::create(b, loc, asElems, ch.reg % per);
+  };
+  Value result = valueOf(r.choices.back());
+  if (r.choices.size() == 1)
+    return result;
+  Value bits = arith::AndIOp::create(b, loc, lane, c(r.laneBits));
+  for (const GatherChoice &ch : llvm::drop_end(r.choices)) {
+    Value pred;
+    for (int32_t v : ch.laneValues) {
+      Value eq =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits, c(v));
+      pred = pred ? arith::OrIOp::create(b, loc, pred, eq).getResult() : eq;
+    }
+    result = arith::SelectOp::create(b, loc, pred, valueOf(ch), result);
+  }
+  return result;
+}
+
 LogicalResult Distributor::lowerGemm(GemmOp g) {
   auto at = cast<TileType>(g.getA().getType());
   auto bt = cast<TileType>(g.getB().getType());
@@ -1796,6 +1901,9 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     return loadElem(tile, ValueRange{r, cc}, g);
   };
   if (atomName.getValue() == "fma") {
+    if (g->hasAttr("a_layout") || g->hasAttr("b_layout"))
+      return g.emitOpError("internal: vector FMA reads its fragment operands "
+                           "in the layout they are held in");
     // Vector FMA: each accumulator register walks K.
     Type sumT = accT.isF16() ? b.getF32Type() : accT;
     bool isFloat = isa<FloatType>(accT);
@@ -1988,6 +2096,13 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
   };
   bool aShared = sharedMatrix(g.getA(), sa);
   bool bShared = sharedMatrix(g.getB(), sb);
+  // Fragment operands held in fewer registers than the atom reads them
+  // (layout inference recorded the atom's layout as a_layout / b_layout):
+  // each register the atom reads comes from the lane that holds it.
+  OperandGather gatherA, gatherB;
+  if (failed(planOperandGather(g, g.getA(), "a_layout", gatherA)) ||
+      failed(planOperandGather(g, g.getB(), "b_layout", gatherB)))
+    return failure();
   // Operand elements of one atom instance, in the atom's register order.
   auto loadOperand = [&](MmaOperandKind which, int64_t origin0, Value dynOrigin,
                          int64_t kBase,
@@ -1995,6 +2110,8 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     bool isA = which == MmaOperandKind::A;
     Value tile = isA ? g.getA() : g.getB();
     bool trans = isA ? ta : tb;
+    OperandGather &gather = isA ? gatherA : gatherB;
+    std::map<std::pair<int64_t, int32_t>, Value> shuffled;
     const std::optional<LinearLayout> &al = isA ? atom->aLayout : atom->bLayout;
     if (!al)
       return g.emitOpError("atom '") << atom->name
@@ -2014,6 +2131,18 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       Coords rc = regCoords(*al, t);
       Coords constRC = isA ? Coords{origin0 + rc[0], kBase + rc[1]}
                            : Coords{kBase + rc[0], origin0 + rc[1]};
+      if (gather.held) {
+        Coords want = constRC;
+        if (trans)
+          std::swap(want[0], want[1]);
+        auto it = gather.wantReg.find(want);
+        if (it == gather.wantReg.end())
+          return g.emitOpError("internal: gathered operand element not "
+                               "found");
+        out.push_back(
+            gatherRegister(*gather.held, gather.plan[it->second], shuffled));
+        continue;
+      }
       Value v =
           operandAt(tile, trans, add(row0, co[0]), add(col0, co[1]), &constRC);
       if (!v)
@@ -2510,36 +2639,28 @@ LogicalResult Distributor::run(DistributedKernel &out) {
       deferrable.insert(g);
   });
   hoistRefills(kernel);
+  measureLiveness(kernel);
   // Register staging only where its registers fit beside the fragments
-  // (counted as lowerAlloc counts them); otherwise copies go straight into
-  // the other stage, which costs no registers.
+  // live at the same time; otherwise copies go straight into the other
+  // stage, which costs no registers.
   if (tgt.asyncCopy == target::AsyncCopyKind::Registers &&
       tgt.registersPerThread > 0) {
-    int64_t words = 0;
-    kernel.walk([&](AllocOp a) {
-      TileType t = a.getType();
-      if (!t.isFragment() || !t.getLayout())
-        return;
-      int64_t regs = fromLayoutAttr(t.getLayout(), t.getShape())
-                         .getInDimSize(layout::kRegister);
-      words += (regs * std::max<int64_t>(
-                           8, t.getElementType().getIntOrFloatBitWidth()) +
-                31) /
-               32;
-    });
-    llvm::DenseSet<Value> buffers;
+    llvm::DenseMap<Value, int64_t> estimate;
     kernel.walk([&](AsyncCopyOp ac) {
       auto sv = ac.getDst().getDefiningOp<StageViewOp>();
-      if (!sv || !buffers.insert(sv.getBuffer()).second)
+      if (!sv)
         return;
       auto t = cast<TileType>(sv.getResult().getType());
       int64_t per = (t.getNumElements() + threads - 1) / threads;
-      words += (per * std::max<int64_t>(
-                          8, t.getElementType().getIntOrFloatBitWidth()) +
-                31) /
-               32;
+      estimate[sv.getBuffer()] =
+          (per * std::max<int64_t>(8,
+                                   t.getElementType().getIntOrFloatBitWidth()) +
+           31) /
+          32;
     });
-    stagingAllowed = words <= tgt.registersPerThread;
+    stagingAllowed = registerPeak([&](Value buf) {
+                       return estimate.lookup(buf);
+                     }).second <= tgt.registersPerThread;
   }
   specialize(kernel);
   for (auto &[id, p] : bulkPipelines)
@@ -2644,14 +2765,31 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   });
   for (auto c : casts)
     c.erase();
-  // Budgets the chip imposes: registers (fragments alone) and shared memory.
-  if (tgt.registersPerThread > 0 && fragmentWords > tgt.registersPerThread) {
+  // Budgets the chip imposes: registers (fragments and register staging,
+  // where the most of them are live) and shared memory.
+  auto [peakAt, peakWords] = registerPeak([&](Value buf) {
+    auto it = stagedCopies.find(buf);
+    return it == stagedCopies.end() ? int64_t(0) : it->second.words;
+  });
+  if (tgt.registersPerThread > 0 && peakWords > tgt.registersPerThread) {
     auto diag = emitError(kernelLoc)
-                << "the kernel's fragments need " << fragmentWords
+                << "the kernel's fragments need " << peakWords
                 << " registers per thread, more than the "
                 << tgt.registersPerThread << " of target '" << tgt.name << "'";
-    for (const FragmentUse &u : fragmentUse)
+    const LivePoint &p = livePoints[peakAt];
+    for (const FragmentUse &u : p.fragments)
       diag.attachNote(u.where) << u.what << ": " << u.words << " registers";
+    for (auto &[buf, sc] : stagedCopies) {
+      auto r = stagingRange.lookup(buf);
+      if (r.first <= peakAt && peakAt <= r.second)
+        diag.attachNote(Location(sc.where))
+            << "registers staging the next stage's copy: " << sc.words
+            << " registers";
+    }
+    diag.attachNote(p.where)
+        << "all of them are live across this op (a fragment's registers are "
+           "free between its last read and the next op that overwrites it "
+           "whole)";
     return failure();
   }
   out.sharedBytes = scratchBytes ? scratchBase + scratchBytes : scratchBase;
@@ -2665,12 +2803,67 @@ LogicalResult Distributor::run(DistributedKernel &out) {
            << tgt.sharedMemoryPerBlockOptin << " of target '" << tgt.name
            << "'";
   out.fragmentRegisters = fragmentWords;
+  out.fragmentRegistersPeak = peakWords;
   out.bulkCopies = usedBulkCopies;
   out.threads =
       threads + (consumerThreads ? hooks.copyWarpThreads(threads) : 0);
   if (clustered)
     out.cluster[1] = 2;
   return success();
+}
+
+void Distributor::measureLiveness(KernelOp kernel) {
+  FragmentLiveness live(kernel);
+  // Points are the live sets of each op in program order (one or two an
+  // op): an op's first and last.
+  llvm::DenseMap<Operation *, std::pair<int64_t, int64_t>> at;
+  for (Operation *op : live.points()) {
+    int64_t first = int64_t(livePoints.size());
+    for (const SmallVector<Value> &set : live.liveAcross(op)) {
+      LivePoint p{op->getLoc(), 0, {}};
+      for (Value v : set) {
+        auto t = cast<TileType>(v.getType());
+        if (int64_t w = fragmentTileWords(t)) {
+          p.words += w;
+          p.fragments.push_back({v.getLoc(), describeTile(t), w});
+        }
+      }
+      livePoints.push_back(std::move(p));
+    }
+    at[op] = {first, int64_t(livePoints.size()) - 1};
+  }
+  // A stage buffer's staging registers hold loads from its first copy (the
+  // prologue's) until the stage wait of the loop that refills it.
+  kernel.walk([&](AsyncCopyOp ac) {
+    auto sv = ac.getDst().getDefiningOp<StageViewOp>();
+    if (!sv)
+      return;
+    auto [first, last] = at.lookup(ac);
+    if (auto loop = ac->getParentOfType<scf::ForOp>();
+        loop && kernel->isProperAncestor(loop))
+      loop->walk([&](Operation *op) {
+        if (auto it = at.find(op); it != at.end())
+          last = std::max(last, it->second.second);
+      });
+    auto [it, fresh] = stagingRange.try_emplace(sv.getBuffer(), first, last);
+    if (!fresh)
+      it->second = {std::min(it->second.first, first),
+                    std::max(it->second.second, last)};
+  });
+}
+
+std::pair<int64_t, int64_t>
+Distributor::registerPeak(llvm::function_ref<int64_t(Value)> staging) const {
+  std::pair<int64_t, int64_t> best{-1, 0};
+  for (auto [i, p] : llvm::enumerate(livePoints)) {
+    int64_t words = p.words;
+    for (auto &[buf, range] : stagingRange)
+      if (range.first <= int64_t(i) && int64_t(i) <= range.second)
+        words += staging(buf);
+    if (best.first < 0 || words > best.second)
+      best = {int64_t(i), words};
+  }
+  return best;
 }
 
 /// Paired blocks (tile.cluster = 2): the bulk copies of the kernel's one

@@ -13,10 +13,14 @@
 //     blocked layout; copies between global and shared memory record the
 //     thread distribution (`layout`) and `vector_bytes` they will use.
 //  4. conflicts: where an op demands another layout than the tile has, a
-//     temporary tile and tile.convert_layout ops are inserted around it.
+//     temporary tile and tile.convert_layout ops are inserted around it;
+//     except a gemm operand held in fewer registers than its atom's layout
+//     (which repeats it across lanes) that the gemm can gather by lane
+//     shuffles (LaneGather.h): the gemm records the atom's layout instead.
 //
 //===----------------------------------------------------------------------===//
 
+#include "LaneGather.h"
 #include "PassCommon.h"
 
 #include "tessera/layout/NamedLayouts.h"
@@ -167,6 +171,7 @@ private:
   void stageFragmentOperands(GemmOp g);
   bool propagate();
   bool propagateParallel(ParallelOp p);
+  bool readByGather(const Demand &d);
   void checkAndConvert();
   void insertConversion(Operation *op, Value tile, const LinearLayout &want,
                         bool reads, bool writes, Region *region = nullptr);
@@ -495,12 +500,38 @@ void KernelLayouts::insertConversion(Operation *op, Value tile,
     op->replaceUsesOfWith(tile, tmp);
 }
 
+/// A gemm operand held in fewer registers than its atom's layout takes
+/// (the atom repeats elements across lanes) is read by lane shuffles each
+/// k-step instead of converted into a repeated copy (LaneGather.h): the
+/// gemm records the layout its atom reads as `a_layout` / `b_layout`.
+bool KernelLayouts::readByGather(const Demand &d) {
+  auto g = dyn_cast<GemmOp>(d.op);
+  // Vector FMA (atom "fma") reads fragment operands by register directly.
+  auto atom = g ? g->getAttrOfType<StringAttr>("atom") : StringAttr();
+  if (!g || !atom || atom.getValue() == "fma" || d.writes ||
+      (d.tile != g.getA() && d.tile != g.getB()) || g.getA() == g.getB())
+    return false;
+  // Shuffles move 32-bit words of whole registers.
+  unsigned bits =
+      cast<TileType>(d.tile.getType()).getElementType().getIntOrFloatBitWidth();
+  const LinearLayout &held = assigned.find(d.tile)->second;
+  if (bits > 32 || 32 % bits ||
+      held.getInDimSize(layout::kRegister) % (32 / bits) ||
+      held.getInDimSize(layout::kRegister) >=
+          d.layout.getInDimSize(layout::kRegister) ||
+      !planLaneGather(held, d.layout))
+    return false;
+  g->setAttr(d.tile == g.getA() ? "a_layout" : "b_layout",
+             toLayoutAttr(g.getContext(), d.layout));
+  return true;
+}
+
 void KernelLayouts::checkAndConvert() {
   auto differs = [&](Value v, const LinearLayout &l) {
     return isFragment(v) && has(v) && !(assigned.find(v)->second == l);
   };
   for (Demand &d : gemmDemands)
-    if (differs(d.tile, d.layout))
+    if (differs(d.tile, d.layout) && !readByGather(d))
       insertConversion(d.op, d.tile, d.layout, d.reads, d.writes);
   SmallVector<ReduceOp> reduces;
   SmallVector<ParallelOp> pars;
@@ -675,21 +706,24 @@ struct InferLayoutsPass : TargetPass<InferLayoutsPass> {
   AtomFilter atomFilter;
 
   void runWithTarget(const target::TargetDescription &t) {
-    for (KernelOp k : kernelsOf(getOperation())) {
-      KernelLayouts kl(k, t, fmaFallback, atomFilter);
-      LogicalResult r = failure();
-      try {
-        r = kl.run();
-      } catch (const layout::LayoutError &e) {
-        k.emitOpError("layout inference failed: ") << e.what();
-      }
-      if (failed(r))
+    for (KernelOp k : kernelsOf(getOperation()))
+      if (failed(inferKernelLayouts(k, t, fmaFallback, atomFilter)))
         return signalPassFailure();
-    }
   }
 };
 
 } // namespace
+
+LogicalResult inferKernelLayouts(KernelOp kernel,
+                                 const target::TargetDescription &target,
+                                 bool allowFma, const AtomFilter &filter) {
+  KernelLayouts kl(kernel, target, allowFma, filter);
+  try {
+    return kl.run();
+  } catch (const layout::LayoutError &e) {
+    return kernel.emitOpError("layout inference failed: ") << e.what();
+  }
+}
 
 std::unique_ptr<Pass> createInferLayoutsPass(const std::string &target,
                                              AtomFilter filter) {

@@ -83,6 +83,17 @@ bool pairableBlocks(tile::KernelOp kernel);
 /// and `tile.cluster_rounded`.
 void pairBlocks(tile::KernelOp kernel);
 
+/// Gives the fragments of `kernel` layouts as tessera-infer-layouts does
+/// (InferLayouts.cpp); `allowFma`: a gemm without an atom takes vector FMA.
+mlir::LogicalResult inferKernelLayouts(tile::KernelOp kernel,
+                                       const target::TargetDescription &target,
+                                       bool allowFma, const AtomFilter &filter);
+
+/// The bytes tessera-plan-shared would place the shared tiles of `kernel`
+/// in, as they are now (PlanShared.cpp).
+int64_t plannedSharedBytes(tile::KernelOp kernel,
+                           const target::TargetDescription &target);
+
 /// The tile.kernel ops of the module.
 llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);
 

@@ -41,7 +41,10 @@ struct Interval {
   int64_t first, last, bytes, align, offset = -1;
 };
 
-LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
+/// Places the shared tiles of `k` (lifetimes by top-level op of the kernel,
+/// greedy, largest first); returns the bytes they span.
+int64_t placeTiles(KernelOp k, const target::TargetDescription &tgt,
+                   std::vector<Interval> &tiles) {
   Block &top = k.getBody().front();
   llvm::DenseMap<Operation *, int64_t> index;
   int64_t i = 0;
@@ -52,7 +55,6 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
       op = op->getParentOp();
     return op ? index.lookup(op) : int64_t(0);
   };
-  std::vector<Interval> tiles;
   k.walk([&](AllocOp a) {
     TileType t = a.getType();
     if (!t.isShared())
@@ -110,6 +112,22 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
     placed.push_back(t);
     total = std::max(total, t->offset + t->bytes);
   }
+  return total;
+}
+
+LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
+  Block &top = k.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> index;
+  int64_t i = 0;
+  for (Operation &op : top)
+    index[&op] = i++;
+  auto topIndex = [&](Operation *op) {
+    while (op && op->getBlock() != &top)
+      op = op->getParentOp();
+    return op ? index.lookup(op) : int64_t(0);
+  };
+  std::vector<Interval> tiles;
+  int64_t total = placeTiles(k, tgt, tiles);
   Builder b(k.getContext());
   for (auto &t : tiles)
     t.alloc->setAttr("offset", b.getI64IntegerAttr(t.offset));
@@ -213,10 +231,15 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
                 << " bytes of shared memory, more than the "
                 << tgt.sharedMemoryPerBlockOptin
                 << " bytes per block of target '" << tgt.name << "'";
-    for (Interval &t : tiles)
+    for (Interval &t : tiles) {
       diag.attachNote(t.alloc.getLoc())
           << "shared tile " << t.alloc.getType() << ": " << t.bytes
           << " bytes at offset " << t.offset;
+      // Why tessera-place-operands did not move it into registers.
+      if (auto why = t.alloc->getAttrOfType<StringAttr>("tile.placed_reason"))
+        diag.attachNote(t.alloc.getLoc())
+            << "not placed in registers: " << why.getValue();
+    }
     return diag;
   }
   return success();
@@ -239,6 +262,12 @@ struct PlanSharedPass : TargetPass<PlanSharedPass> {
 };
 
 } // namespace
+
+int64_t plannedSharedBytes(KernelOp kernel,
+                           const target::TargetDescription &target) {
+  std::vector<Interval> tiles;
+  return placeTiles(kernel, target, tiles);
+}
 
 std::unique_ptr<Pass> createPlanSharedPass(const std::string &target) {
   return makeTargetPass<PlanSharedPass>(target);

@@ -16,12 +16,14 @@ void registerPipelinePass();
 void registerPlanSharedPass();
 void registerRasterOrderPass();
 void registerWidenBlocksPass();
+void registerPlaceOperandsPass();
 
 void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
                           AtomFilter filter) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createWidenBlocksPass(target));
   pm.addPass(createRasterOrderPass(target));
+  pm.addPass(createPlaceOperandsPass(target, filter));
   pm.addPass(createInferLayoutsPass(target, std::move(filter)));
   pm.addPass(createSwizzleSharedPass(target));
   pm.addPass(createPipelinePass(target));
@@ -37,6 +39,7 @@ void registerTesseraPasses() {
   registerPlanSharedPass();
   registerRasterOrderPass();
   registerWidenBlocksPass();
+  registerPlaceOperandsPass();
   // `--tessera-pipeline=sm_90a`, `--tessera-pipeline=path/to/t.toml` or
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
@@ -44,6 +47,9 @@ void registerTesseraPasses() {
       "verify, canonicalize, widen GEMM blocks, choose the block order, infer layouts, swizzle, "
       "pipeline, plan shared memory for a target (chip name or description "
       "path)",
+      "verify, canonicalize, choose the block order, place operands, infer "
+      "layouts, swizzle, pipeline, plan shared memory for a target (chip "
+      "name or description path)",
       [](OpPassManager &pm, StringRef options,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         std::string t = options.trim().str();

@@ -67,16 +67,13 @@ NO_ATOM = {
 # memory; they fit 64 KiB of LDS (gfx942, gfx1100, gfx1201) because the
 # pipeline falls back to one stage, conversions stage in their element type
 # and tessera-plan-shared puts conversion/reduction scratch into tiles that
-# are dead there (K's buffer). A pair listed here must fail with its reason.
-LDS = "bytes of shared memory"
-# attn_fwd_d256_q128_f16 holds a 128x256 f16 Q tile (64 KiB) beside K and V
-# (32 KiB each) for the whole kernel: 128 KiB, which only gfx950's 160 KiB of
-# LDS holds. Nothing is dead early enough to share; the 64-row kernel
-# (attn_fwd_d256_cross_f16) is the one for 64 KiB chips.
-EXPECTED_FAILURES = {
-    ("attn_fwd_d256_q128_f16", chip): LDS
-    for chip in ("gfx942", "gfx1100", "gfx1201")
-}
+# are dead there (K's buffer). attn_fwd_d256_q128_f16 holds a 128x256 f16 Q
+# tile (64 KiB) beside K and V (32 KiB each) for the whole kernel: 128 KiB,
+# which only gfx950's 160 KiB of LDS holds; on the others
+# tessera-place-operands keeps Q in registers (on gfx1100 compactly, its
+# WMMA operand gathered by lane shuffles). A (kernel, chip) pair listed here
+# must fail with its reason, e.g. "bytes of shared memory"; none is now.
+EXPECTED_FAILURES = {}
 
 readelf, objdump = shutil.which("llvm-readelf"), shutil.which("llvm-objdump")
 if not readelf or not objdump:

@@ -25,8 +25,12 @@ struct DistributedKernel {
   /// Bytes of dynamic shared memory the kernel needs: the planned tiles plus
   /// the scratch of reductions and layout conversions.
   int64_t sharedBytes = 0;
-  /// 32-bit registers its fragments take per thread.
+  /// 32-bit registers its fragments (and register staging) take per
+  /// thread, all of them summed.
   int64_t fragmentRegisters = 0;
+  /// The same where the most of them are live at once (FragmentLiveness):
+  /// what the chip's registers per thread must hold.
+  int64_t fragmentRegistersPeak = 0;
   /// Whether some pipelined loop copies by TargetHooks::emitBulkCopy (a
   /// backend whose bulk copies can fail at launch keeps a twin without).
   bool bulkCopies = false;
