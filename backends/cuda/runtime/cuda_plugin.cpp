@@ -30,6 +30,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #ifndef TESSERA_CUDA_PLUGIN_VERSION
@@ -182,6 +183,10 @@ struct tessera_plugin_module_s {
   // fatbinaries: not known, and the driver is probed.
   bool tmaSymbolsKnown = false;
   std::set<std::string> tmaSymbols;
+  // The cubin's kernels (tessera_kernel_*), to know whether a twin is in it
+  // without asking the driver for a function it lacks.
+  bool kernelSymbolsKnown = false;
+  std::set<std::string> kernelSymbols;
   // The on-demand image (module_add_on_demand_image): the TMA kernels'
   // twins, as PTX the driver JIT-compiles, or a cubin. Loaded by the first
   // launch that needs a twin (under `mutex`); a failed load is remembered
@@ -578,6 +583,32 @@ ImageKind classifyImage(const void *image, uint64_t size) {
 }
 } // namespace
 
+/// The parameter count of every `.entry` of a PTX text (its `.param`
+/// declarations up to the closing parenthesis), so that cuFuncGetParamInfo
+/// is never asked past the last one.
+static void ptxParamCounts(const char *text, size_t size,
+                           std::map<std::string, long> &counts) {
+  std::string_view ptx(text, size);
+  for (size_t at = ptx.find(".entry "); at != std::string_view::npos;
+       at = ptx.find(".entry ", at + 7)) {
+    size_t nameBegin = at + 7;
+    size_t open = ptx.find('(', nameBegin);
+    size_t close = open == std::string_view::npos ? open : ptx.find(')', open);
+    if (close == std::string_view::npos)
+      return;
+    std::string_view name = ptx.substr(nameBegin, open - nameBegin);
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\n' ||
+                             name.back() == '\t' || name.back() == '\r'))
+      name.remove_suffix(1);
+    std::string_view params = ptx.substr(open, close - open);
+    long n = 0;
+    for (size_t p = params.find(".param"); p != std::string_view::npos;
+         p = params.find(".param", p + 6))
+      ++n;
+    counts[std::string(name)] = n;
+  }
+}
+
 /// cuModuleLoadDataEx of an image of a known kind, in the current context;
 /// on failure `message` holds the driver's error and the JIT log.
 static bool loadImage(tessera_plugin_device device, const void *image,
@@ -639,6 +670,11 @@ static int cudaModuleLoad(tessera_plugin_device device, const void *image,
     cubinParamCounts(elf, size_t(size), m->paramCounts);
     m->tmaSymbolsKnown =
         cubinDefinedSymbols(elf, size_t(size), "tessera_tma_", m->tmaSymbols);
+    m->kernelSymbolsKnown = cubinDefinedSymbols(
+        elf, size_t(size), "tessera_kernel_", m->kernelSymbols);
+  } else if (kind == ImageKind::Ptx) {
+    ptxParamCounts(static_cast<const char *>(image), size_t(size),
+                   m->paramCounts);
   }
   *module = m.release();
   return TESSERA_PLUGIN_OK;
@@ -784,7 +820,13 @@ static int cudaKernelGet(tessera_plugin_module module, const char *name,
                   descName.c_str());
     std::string fbName = std::string(name) + "__fallback";
     CUfunction fb = nullptr;
-    CUresult r = gCu.cuModuleGetFunction(&fb, module->module, fbName.c_str());
+    // A twin the cubin does not define is in the on-demand image: not asked
+    // for here (the driver would report the miss as an API error).
+    CUresult r =
+        module->kernelSymbolsKnown && !module->kernelSymbols.count(fbName) &&
+                !module->onDemandImage.empty()
+            ? CUDA_ERROR_NOT_FOUND
+            : gCu.cuModuleGetFunction(&fb, module->module, fbName.c_str());
     if (r == CUDA_SUCCESS) {
       k->fallbackOwned = makeKernel(module, fb, fbName.c_str());
       k->fallback = k->fallbackOwned.get();
@@ -852,6 +894,8 @@ static int fallbackFor(tessera_plugin_kernel main, tessera_plugin_kernel &out,
     else if (kind == ImageKind::Cubin)
       cubinParamCounts(reinterpret_cast<const unsigned char *>(bytes.data()),
                        bytes.size(), module->paramCounts);
+    else
+      ptxParamCounts(bytes.data(), bytes.size(), module->paramCounts);
   }
   if (!module->onDemandModule)
     return fail(err, errLen, TESSERA_PLUGIN_ERROR_LAUNCH,
