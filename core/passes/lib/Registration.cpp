@@ -44,12 +44,9 @@ void registerTesseraPasses() {
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
       "tessera-pipeline",
-      "verify, canonicalize, widen GEMM blocks, choose the block order, infer layouts, swizzle, "
-      "pipeline, plan shared memory for a target (chip name or description "
-      "path)",
-      "verify, canonicalize, choose the block order, place operands, infer "
-      "layouts, swizzle, pipeline, plan shared memory for a target (chip "
-      "name or description path)",
+      "verify, canonicalize, widen GEMM blocks, choose the block order, place "
+      "operands, infer layouts, swizzle, pipeline, plan shared memory for a "
+      "target (chip name or description path)",
       [](OpPassManager &pm, StringRef options,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         std::string t = options.trim().str();
