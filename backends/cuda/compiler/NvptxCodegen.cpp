@@ -301,6 +301,19 @@ struct PtxJob {
   std::string ptxasLog;
 };
 
+/// Writes a job's LLVM module and PTX as `<stem>.ll` and `<stem>.ptx` under
+/// `dir` (nothing when `dir` is empty).
+static void dumpJob(const std::string &dir, const std::string &stem,
+                    const PtxJob &job) {
+  if (dir.empty())
+    return;
+  std::string ll;
+  llvm::raw_string_ostream os(ll);
+  job.module->print(os, nullptr);
+  dumpFile(dir, stem + ".ll", ll);
+  dumpFile(dir, stem + ".ptx", job.ptx);
+}
+
 /// Translates the contents of `gpuModule`, alone in a builtin module, to
 /// LLVM IR in a context of its own, with the codegen fixes NVPTX needs.
 LogicalResult translateToLLVM(gpu::GPUModuleOp gpuModule, bool tmaKernels,
@@ -569,13 +582,7 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   if (!kernels.error.empty())
     return emitError(loc) << kernels.error;
   const std::string &dir = options.dumpDir;
-  if (!dir.empty()) {
-    std::string ll;
-    llvm::raw_string_ostream os(ll);
-    kernels.module->print(os, nullptr);
-    dumpFile(dir, "kernel." + chip + ".ll", ll);
-    dumpFile(dir, "kernel." + chip + ".ptx", kernels.ptx);
-  }
+  dumpJob(dir, "kernel." + chip, kernels);
 
   if (!havePtxas) {
     image.bytes.assign(kernels.ptx.begin(), kernels.ptx.end());
@@ -601,13 +608,7 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
     PtxJob &fb = jobs[1];
     if (!fb.error.empty())
       return emitError(loc) << fb.error;
-    if (!dir.empty()) {
-      std::string ll;
-      llvm::raw_string_ostream os(ll);
-      fb.module->print(os, nullptr);
-      dumpFile(dir, "kernel." + chip + ".fallback.ll", ll);
-      dumpFile(dir, "kernel." + chip + ".fallback.ptx", fb.ptx);
-    }
+    dumpJob(dir, "kernel." + chip + ".fallback", fb);
     if (!fb.cubin.empty()) {
       dumpFile(dir, "ptxas." + chip + ".fallback.txt", fb.ptxasLog);
       dumpFile(dir, "kernel." + chip + ".fallback.cubin",

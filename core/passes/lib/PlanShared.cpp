@@ -41,20 +41,28 @@ struct Interval {
   int64_t first, last, bytes, align, offset = -1;
 };
 
+/// The position in the kernel's body of the top-level op holding an op
+/// (lifetimes are measured in these positions).
+struct TopLevelOrder {
+  explicit TopLevelOrder(KernelOp k) : top(k.getBody().front()) {
+    int64_t i = 0;
+    for (Operation &op : top)
+      index[&op] = i++;
+  }
+  int64_t operator()(Operation *op) const {
+    while (op && op->getBlock() != &top)
+      op = op->getParentOp();
+    return op ? index.lookup(op) : int64_t(0);
+  }
+  Block &top;
+  llvm::DenseMap<Operation *, int64_t> index;
+};
+
 /// Places the shared tiles of `k` (lifetimes by top-level op of the kernel,
 /// greedy, largest first); returns the bytes they span.
 int64_t placeTiles(KernelOp k, const target::TargetDescription &tgt,
                    std::vector<Interval> &tiles) {
-  Block &top = k.getBody().front();
-  llvm::DenseMap<Operation *, int64_t> index;
-  int64_t i = 0;
-  for (Operation &op : top)
-    index[&op] = i++;
-  auto topIndex = [&](Operation *op) {
-    while (op && op->getBlock() != &top)
-      op = op->getParentOp();
-    return op ? index.lookup(op) : int64_t(0);
-  };
+  TopLevelOrder topIndex(k);
   k.walk([&](AllocOp a) {
     TileType t = a.getType();
     if (!t.isShared())
@@ -116,16 +124,7 @@ int64_t placeTiles(KernelOp k, const target::TargetDescription &tgt,
 }
 
 LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
-  Block &top = k.getBody().front();
-  llvm::DenseMap<Operation *, int64_t> index;
-  int64_t i = 0;
-  for (Operation &op : top)
-    index[&op] = i++;
-  auto topIndex = [&](Operation *op) {
-    while (op && op->getBlock() != &top)
-      op = op->getParentOp();
-    return op ? index.lookup(op) : int64_t(0);
-  };
+  TopLevelOrder topIndex(k);
   std::vector<Interval> tiles;
   int64_t total = placeTiles(k, tgt, tiles);
   Builder b(k.getContext());
@@ -160,7 +159,7 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
                   std::max<int64_t>(
                       1, (dt.getElementType().getIntOrFloatBitWidth() + 7) / 8);
     Block *body = op->getBlock();
-    bool atTop = body == &top;
+    bool atTop = body == &topIndex.top;
     // A gemm reading the tile is finished here when its accumulator has
     // been read (not only accumulated into) since, up to this op: reading
     // an accumulator waits for the gemms producing it.

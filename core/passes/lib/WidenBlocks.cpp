@@ -105,13 +105,13 @@ struct Widening {
   /// column value: (op, tile dim).
   llvm::DenseSet<std::pair<Operation *, int64_t>> seededAccesses;
   /// Parallel indices added to a column value.
-  llvm::SmallVector<std::pair<BlockArgument, int64_t>> positionIvs;
+  llvm::SmallVector<BlockArgument> positionIvs;
   /// col and col + c values.
   llvm::DenseSet<Value> columnValues;
   /// The muli ops producing col = bx * T.
   llvm::SmallVector<arith::MulIOp> columnOps;
   int64_t T = 0;
-  std::string why; ///< why the kernel cannot be widened (debugging)
+  std::string why; ///< why the kernel cannot be widened (TESSERA_WIDEN=explain)
 
   Widening(KernelOp k, unsigned axis) : kernel(k), axis(axis) {}
   unsigned bit() const { return 1u << axis; }
@@ -206,7 +206,7 @@ struct Widening {
         if (BlockArgument iv = ivOf(other)) {
           // A column's position: col + j over the merged tile is the
           // position col_original + j_original of the original blocks.
-          positionIvs.push_back({iv, T});
+          positionIvs.push_back(iv);
           continue;
         }
         if ((blockDeps(other, kernel, memo) & bit()) || dependsOnIv(other))
@@ -304,16 +304,16 @@ struct Widening {
     for (Operation *u : bx.getUsers()) {
       auto m = dyn_cast<arith::MulIOp>(u);
       if (!m)
-        return fail("the x block index is used by other than a multiply");
+        return fail("the block index is used by other than a multiply");
       Value other = m.getLhs() == bx ? m.getRhs() : m.getLhs();
       auto c = constantOf(other);
       if (!c || *c <= 0 || (T && *c != T))
-        return fail("the x block index times other than one constant");
+        return fail("the block index times other than one constant");
       T = *c;
       columnOps.push_back(m);
     }
     if (columnOps.empty())
-      return fail("the x block index is unused");
+      return fail("the block index is unused");
     if (2 * T > (axis == 0 ? tgt.widenTileN : tgt.widenTileM))
       return fail("the tile is as wide as the target's widest");
     llvm::DenseMap<Value, unsigned> memo;
@@ -321,16 +321,16 @@ struct Widening {
       if (!followColumn(m.getResult(), memo))
         return false;
     if (seeds.empty())
-      return fail("no copy follows x");
+      return fail("no copy follows the block index");
     if (!collectTies())
       return false;
-    for (auto &[iv, t] : positionIvs)
+    for (BlockArgument iv : positionIvs)
       touch(ivKey(iv));
     // The classes reached from the seeds (and from position indices).
     llvm::SetVector<DimKey> leaders;
     for (auto &s : seeds)
       leaders.insert(classes.getLeaderValue(s.first));
-    for (auto &[iv, t] : positionIvs)
+    for (BlockArgument iv : positionIvs)
       if (!leaders.contains(classes.getLeaderValue(ivKey(iv))))
         return fail("a column position indexed by an index over no "
                     "x-following tile dimension");
@@ -436,11 +436,15 @@ int64_t widenedBytes(Value tile, const llvm::SetVector<DimKey> &toWiden) {
 /// Widens `kernel` by two along x if it can and should; returns whether it
 /// did.
 bool widenOnce(KernelOp kernel, const target::TargetDescription &tgt,
-               unsigned axis) {
+               unsigned axis, bool explain) {
   Widening w(kernel, axis);
   llvm::SetVector<DimKey> toWiden;
-  if (!w.analyze(tgt, toWiden))
+  if (!w.analyze(tgt, toWiden)) {
+    if (explain)
+      kernel.emitRemark() << "blocks not merged along "
+                          << "xy"[axis] << ": " << w.why;
     return false;
+  }
   // Threads: double where a fragment would pass the per-thread words.
   int64_t threads = kernel.getThreads();
   auto words = [](int64_t bytes, int64_t n) {
@@ -475,11 +479,20 @@ bool widenOnce(KernelOp kernel, const target::TargetDescription &tgt,
   fragmentWords(threads, largest);
   int64_t newThreads =
       largest > kMaxFragmentWordsPerThread ? 2 * threads : threads;
-  if (newThreads > kMaxThreads || newThreads > tgt.maxThreadsPerBlock ||
-      fragmentWords(newThreads, largest) > kMaxKernelWordsPerThread)
+  const char *over = nullptr;
+  if (newThreads > kMaxThreads || newThreads > tgt.maxThreadsPerBlock)
+    over = "the merged block would need more threads than allowed";
+  else if (fragmentWords(newThreads, largest) > kMaxKernelWordsPerThread)
+    over = "the merged block's fragments would need too many registers";
+  else if (2 * sharedBytes > tgt.sharedMemoryPerBlockOptin)
+    over = "the merged block's shared tiles would take over half the shared "
+           "memory";
+  if (over) {
+    if (explain)
+      kernel.emitRemark() << "blocks not merged along "
+                          << "xy"[axis] << ": " << over;
     return false;
-  if (2 * sharedBytes > tgt.sharedMemoryPerBlockOptin)
-    return false;
+  }
 
   // The rewrite.
   MLIRContext *ctx = kernel.getContext();
@@ -541,7 +554,10 @@ struct WidenBlocksPass : TargetPass<WidenBlocksPass> {
            "tile twice as wide";
   }
   void runWithTarget(const target::TargetDescription &t) {
+    // TESSERA_WIDEN=explain: a remark on each kernel says why its blocks
+    // were not merged (further) along each axis.
     const char *env = std::getenv("TESSERA_WIDEN");
+    bool explain = env && std::string(env) == "explain";
     if ((t.widenTileN <= 0 && t.widenTileM <= 0) ||
         (env && std::string(env) == "0"))
       return;
@@ -558,7 +574,7 @@ struct WidenBlocksPass : TargetPass<WidenBlocksPass> {
       // Columns first (a wider MMA per instruction), then rows (a second
       // warpgroup sharing the B tile).
       for (unsigned axis : {0u, 1u})
-        while (widenOnce(kernel, t, axis)) {
+        while (widenOnce(kernel, t, axis, explain)) {
         }
     }
   }

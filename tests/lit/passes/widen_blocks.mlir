@@ -13,7 +13,17 @@
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_80 %s --split-input-file | FileCheck %s --check-prefix=NONE
 // RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-widen-blocks=target=sm_90a %s --split-input-file | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=PIPE
+// RUN: env TESSERA_WIDEN=explain %tessera-opt --tessera-widen-blocks=target=sm_90a %s --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHY
+// RUN: not %tessera-opt --tessera-widen-blocks=target=sm_90a %S/Inputs/widen_bad_request.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // NONE-NOT: tile.widened
+// TESSERA_WIDEN=explain says why each kernel's blocks were not merged
+// (further), per axis:
+// WHY: remark: blocks not merged along x: the tile is as wide as the target's widest
+// WHY: remark: blocks not merged along y: the tile is as wide as the target's widest
+// WHY: remark: blocks not merged along x: an x-following dimension is reduced over or indexed by other than a parallel index
+// WHY: remark: blocks not merged along x: an x-following parallel index used as a value
+// WHY: remark: blocks not merged along x: a copy's column offset does not match its tile
+// BAD: error: 'tile.kernel' op tile.widen must be at least 1, got 0
 
 // gemm.mlir's shape with a column bias and a guard on the column position:
 // 128x128 -> 128x256, 256 threads.
@@ -115,8 +125,8 @@ tile.func @small(%A: !tile.tensor<[M, K], bf16>, %B: !tile.tensor<[N, K], bf16>,
 
 // -----
 
-// A row sum over the columns (each block's partial sums): the columns are
-// reduced over, widening would merge two blocks' sums. Unchanged.
+// A row sum over the columns: the columns are reduced over, widening would
+// sum two blocks' columns. Unchanged.
 // CHECK-LABEL: tile.func @rowsum
 // CHECK-NOT: tile.widened
 // CHECK: tile.return
@@ -139,7 +149,7 @@ tile.func @rowsum(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
     tile.copy %B[%c0, %col], %Bs : !tile.tensor<[K, N], f16>, !tile.tile<32x128xf16, shared>
     tile.gemm %As, %Bs, %Cf : !tile.tile<128x32xf16, shared>, !tile.tile<32x128xf16, shared>, !tile.tile<128x128xf32, fragment>
     tile.reduce sum %Cf, %Rf dim = 1 : !tile.tile<128x128xf32, fragment>, !tile.tile<128xf32, fragment>
-    tile.copy %Rf, %R[%row, %bx] : !tile.tile<128xf32, fragment>, !tile.tensor<[M, G], f32>
+    tile.copy %Rf, %R[%row, %c0] : !tile.tile<128xf32, fragment>, !tile.tensor<[M, G], f32>
   }
   tile.return
 }
@@ -181,7 +191,7 @@ tile.func @index_value(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f
 
 // -----
 
-// Split-K by x: bx picks a K chunk (offsets bx * 512 along K, which the
+// Split-K by x: bx picks a K chunk (offsets bx * 64 along K, which the
 // 32-wide tiles do not cover). Unchanged.
 // CHECK-LABEL: tile.func @splitk_x
 // CHECK-NOT: tile.widened
@@ -191,14 +201,14 @@ tile.func @splitk_x(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
   %c128 = arith.constant 128 : index
-  %c512 = arith.constant 512 : index
+  %c64 = arith.constant 64 : index
   tile.kernel blocks(%bx, %by) in (%c4, %c4) threads = 128 {
     %As = tile.alloc : !tile.tile<128x32xf16, shared>
     %Bs = tile.alloc : !tile.tile<32x128xf16, shared>
     %Cf = tile.alloc : !tile.tile<128x128xf32, fragment>
     tile.clear %Cf : !tile.tile<128x128xf32, fragment>
     %row = arith.muli %by, %c128 : index
-    %kc = arith.muli %bx, %c512 : index
+    %kc = arith.muli %bx, %c64 : index
     tile.copy %A[%row, %kc], %As : !tile.tensor<[M, K], f16>, !tile.tile<128x32xf16, shared>
     tile.copy %B[%kc, %c0], %Bs : !tile.tensor<[K, N], f16>, !tile.tile<32x128xf16, shared>
     tile.gemm %As, %Bs, %Cf : !tile.tile<128x32xf16, shared>, !tile.tile<32x128xf16, shared>, !tile.tile<128x128xf32, fragment>
