@@ -524,7 +524,8 @@ TEST(Zoo, GemmI8I32) {
 
 TEST(Zoo, GemmSplitK) {
   REQUIRE_ZOO(k, "gemm_splitk_f32");
-  // K chunks of 512 per split: 1, 1, 2, 9 and 1 splits.
+  // Splits for about 512 blocks, at most one per K step of 64: 1, 1, 16,
+  // 65 and 2 splits.
   const GemmShape shapes[] = {
       {1, 1, 1}, {17, 17, 17}, {17, 33, 1000}, {65, 17, 4097}, {1000, 17, 70}};
   for (const GemmShape &s : shapes) {
