@@ -68,11 +68,13 @@ bool CudaTargetHooks::canEmitAtom(const target::MmaAtom &atom) const {
     return atom.aType == "i8" ? atom.cType == "i32"
                               : wgmma && atom.cType == "f32";
   if (atom.kind == target::MmaKind::Wgmma)
+    // 8-bit operands (fp8 into f32, s8 into s32) are read K-major from
+    // shared memory, both of them.
     return wgmma && atom.m == 64 && atom.aType == atom.bType &&
-           atom.cType == "f32" && atom.bLayoutName == "shared" &&
-           atom.n % 8 == 0 && atom.n <= 256 &&
+           atom.cType == (atom.aType == "i8" ? "i32" : "f32") &&
+           atom.bLayoutName == "shared" && atom.n % 8 == 0 && atom.n <= 256 &&
            ((isHalfLike(atom.aType) && atom.k == 16) ||
-            (atom.aType != "i8" && isByte(atom.aType) && atom.k == 32 &&
+            (isByte(atom.aType) && atom.k == 32 &&
              atom.aLayoutName == "shared"));
   return atom.kind == target::MmaKind::MmaSync && atom.m == 16 && atom.n == 8 &&
          atom.k == 16 && atom.aType == atom.bType && isHalfLike(atom.aType) &&
@@ -308,7 +310,9 @@ void fenceOperands(PtxEmitter &p, SmallVectorImpl<Value> &acc) {
     SmallVector<Type> types;
     SmallVector<Value> ops;
     for (size_t i = 0; i < n; ++i) {
-      cons += i ? ",=f" : "=f";
+      // f32 accumulators in .f32 registers, s32 ones in .b32 registers.
+      cons += i ? "," : "";
+      cons += acc[start + i].getType().isInteger(32) ? "=r" : "=f";
       types.push_back(acc[start + i].getType());
       ops.push_back(acc[start + i]);
     }
@@ -334,11 +338,12 @@ SmallVector<Value> CudaTargetHooks::emitMmaShared(OpBuilder &b, Location loc,
   if (!bDesc)
     return {};
   int n = int(c.size());
+  bool integer = atom.cType == "i32";
   SmallVector<Value> ops;
   std::string cons;
   std::string dlist = "{";
   for (int i = 0; i < n; ++i) {
-    cons += "=f,";
+    cons += integer ? "=r," : "=f,";
     dlist += (i ? ",$" : "$") + std::to_string(i);
   }
   dlist += "}";
@@ -378,16 +383,18 @@ SmallVector<Value> CudaTargetHooks::emitMmaShared(OpBuilder &b, Location loc,
   bool bytes = isByte(atom.aType);
   if (bytes && (a.transposed || !bo.transposed || !a.shared))
     return {}; // 8-bit wgmma: K-major shared operands only
+  // Integer wgmma has no scale or transpose immediates: d, a, b, scale-d.
   text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(atom.n) + "k" +
-          std::to_string(atom.k) + ".f32." + ptxType(ab) + "." + ptxType(ab) +
-          " " + dlist + ", " + aText + ", " + bText + ", p, 1, 1";
+          std::to_string(atom.k) + (integer ? ".s32." : ".f32.") + ptxType(ab) +
+          "." + ptxType(ab) + " " + dlist + ", " + aText + ", " + bText +
+          (integer ? ", p" : ", p, 1, 1");
   if (!bytes) {
     if (a.shared)
       text += std::string(", ") + (a.transposed ? "1" : "0");
     text += std::string(", ") + (bo.transposed ? "0" : "1");
   }
   text += ";\n}";
-  SmallVector<Type> res(n, p.f32);
+  SmallVector<Type> res(n, integer ? p.i32 : p.f32);
   return p.asmOp(text, cons, ops, res);
 }
 

@@ -6,6 +6,7 @@
 #include "LLVMOptimize.h"
 #include "LowerTileToGpu.h"
 #include "PhaseTimes.h"
+#include "PtxEmitter.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -25,6 +26,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Builders.h"
@@ -33,6 +35,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -61,6 +64,72 @@ using tessera::lowering::dumpFile;
 
 namespace {
 
+/// exp(x) and exp2(x) of f32 marked `afn` (approximate functions) as one
+/// ex2.approx.ftz.f32 (of x * log2(e) for exp): the non-ftz ex2.approx
+/// that LLVM selects costs ptxas a range test and two multiplies around the
+/// MUFU.EX2 to keep denormal results; an approximate exp gives those up
+/// (results below 2^-126 flush to zero).
+struct ApproxExpToEx2 : OpRewritePattern<math::ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::ExpOp op,
+                                PatternRewriter &rw) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return failure();
+    tessera::cuda::PtxEmitter p(rw, op.getLoc());
+    Value log2e = arith::ConstantOp::create(
+        rw, op.getLoc(), rw.getF32FloatAttr(1.4426950408889634f));
+    Value x = arith::MulFOp::create(rw, op.getLoc(), op.getOperand(), log2e);
+    rw.replaceOp(op, p.pureAsm("ex2.approx.ftz.f32 $0, $1;", "=f,f", {x},
+                               rw.getF32Type()));
+    return success();
+  }
+};
+
+struct ApproxExp2ToEx2 : OpRewritePattern<math::Exp2Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::Exp2Op op,
+                                PatternRewriter &rw) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return failure();
+    tessera::cuda::PtxEmitter p(rw, op.getLoc());
+    rw.replaceOp(op, p.pureAsm("ex2.approx.ftz.f32 $0, $1;", "=f,f",
+                               {op.getOperand()}, rw.getF32Type()));
+    return success();
+  }
+};
+
+/// Before the NVVM lowering: arith-expand without its float min/max
+/// expansion -- PTX has max.NaN.f32 / min.NaN.f32 since sm_80 (PTX 7.0), one
+/// FMNMX each, which the NVPTX backend selects for llvm.maximum and
+/// llvm.minimum, where arith-expand would turn every arith.maximumf into two
+/// compares and two selects (a softmax's row max paid four instructions per
+/// element for it); only the integer divisions arith-to-llvm cannot lower
+/// are expanded. And approximate f32 exp / exp2 as ex2.approx.ftz.
+/// TESSERA_PTX_FAST=0 keeps the full arith-expand and LLVM's exp, for A/B.
+struct NvptxPreparePass
+    : PassWrapper<NvptxPreparePass, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(NvptxPreparePass)
+  StringRef getArgument() const override { return "tessera-nvptx-prepare"; }
+  StringRef getDescription() const override {
+    return "expand integer ceil/floor divisions; approximate exp as "
+           "ex2.approx.ftz";
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+    patterns.add<ApproxExpToEx2, ApproxExp2ToEx2>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+bool ptxFastOff() {
+  const char *v = std::getenv("TESSERA_PTX_FAST");
+  return v && std::string(v) == "0";
+}
+
 LogicalResult lowerToNVVM(ModuleOp module,
                           const tessera::CompileOptions &options) {
   // convert-gpu-to-nvvm lowers every loaded dialect with a ConvertToLLVM
@@ -86,7 +155,10 @@ LogicalResult lowerToNVVM(ModuleOp module,
   OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
   gm.addPass(createCanonicalizerPass());
   gm.addPass(createCSEPass());
-  gm.addPass(arith::createArithExpandOpsPass());
+  if (ptxFastOff())
+    gm.addPass(arith::createArithExpandOpsPass());
+  else
+    gm.addPass(std::make_unique<NvptxPreparePass>());
   gm.addPass(createSCFToControlFlowPass());
   gm.addPass(memref::createExpandStridedMetadataPass());
   // Distribution's vector loads and stores (their alignment attributes become

@@ -24,7 +24,7 @@
 // RELU: .target sm_80
 // RELU: .visible .entry tessera_kernel_gemm_relu(
 // RELU: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// RELU: selp.f32 {{.*}}, 0f00000000, {{.*}};
+// RELU: max.NaN.f32 {{.*}}, 0f00000000;
 
 // f32 inputs have no m16n8k16 MMA: FMAs on the distributed fragments.
 // F32: .visible .entry tessera_kernel_gemm_f32(

@@ -46,9 +46,9 @@
 // TWIN: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 
 // RELUTWIN: .visible .entry tessera_kernel_gemm_relu__fallback(
-// RELUTWIN: selp.f32 {{.*}}, 0f00000000, {{.*}};
+// RELUTWIN: max.NaN.f32 {{.*}}, 0f00000000;
 // RELU: .visible .entry tessera_kernel_gemm_relu(
 // RELU: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// RELU: selp.f32 {{.*}}, 0f00000000, {{.*}};
+// RELU: max.NaN.f32 {{.*}}, 0f00000000;
 
 // INFO: kernel gemm {{.*}}: 128 threads, {{[0-9]+}} shared bytes

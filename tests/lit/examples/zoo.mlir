@@ -333,7 +333,7 @@
 
 // SM90-GEMM-I8-I32-LABEL: tile.func @gemm_i8_i32(
 // SM90-GEMM-I8-I32: tile.kernel {{.*}}tile.shared_bytes = 65536 :
-// SM90-GEMM-I8-I32: tile.gemm {{.*}}atom = "mma_m16n8k32_i8_i32"
+// SM90-GEMM-I8-I32: tile.gemm {{.*}}atom = "wgmma_m64n128k32_i8_i32"
 // SM80-GEMM-I8-I32-LABEL: tile.func @gemm_i8_i32(
 // SM80-GEMM-I8-I32: tile.kernel {{.*}}tile.shared_bytes = 65536 :
 // SM80-GEMM-I8-I32: tile.gemm {{.*}}atom = "mma_m16n8k32_i8_i32"

@@ -1,0 +1,26 @@
+// sm_90a: 8-bit integer gemms take wgmma (s8 x s8 into s32, both operands
+// K-major in shared memory, no scale or transpose immediates); the merged
+// 128x256 block of gemm_i8_i32 issues m64n256k32. Before the NVVM lowering,
+// float max/min reductions stay llvm.maximum/minimum (one max.NaN.f32 each,
+// no compare-and-select chains) and an `afn` exp becomes one
+// ex2.approx.ftz.f32; TESSERA_PTX_FAST=0 keeps the old lowering for A/B.
+// REQUIRES: tessera, plugin-cuda
+// RUN: rm -rf %t && %tessera compile %examples/zoo/gemm_i8_i32.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/i.tsb --dump-dir %t/i
+// RUN: FileCheck %s --check-prefix=I8 < %t/i/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=NOSPILL < %t/i/ptxas.sm_90a.txt
+// RUN: %tessera compile %examples/zoo/attn_mqa_d64_bf16.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/a.tsb --dump-dir %t/a
+// RUN: FileCheck %s --check-prefix=FAST < %t/a/kernel.sm_90a.ptx
+// RUN: env TESSERA_PTX_FAST=0 %tessera compile %examples/zoo/attn_mqa_d64_bf16.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/b.tsb --dump-dir %t/b
+// RUN: FileCheck %s --check-prefix=SLOW < %t/b/kernel.sm_90a.ptx
+// I8: .entry tessera_kernel_gemm_i8_i32(
+// I8: wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p;
+// I8-NOT: mma.sync
+// NOSPILL-NOT: {{[1-9][0-9]*}} bytes spill stores
+// NOSPILL: Used {{[0-9]+}} registers
+// FAST: .entry tessera_kernel_attn_mqa_d64_bf16(
+// FAST-NOT: setp.nan.f32
+// FAST-NOT: ex2.approx.f32
+// FAST: max.NaN.f32
+// FAST: ex2.approx.ftz.f32
+// SLOW: setp.nan.f32
+// SLOW: ex2.approx.f32
