@@ -11,8 +11,6 @@
 // RUN: env TESSERA_SPIRV_STAGING_SPLIT=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/o.tsb --dump-dir %t/o
 // RUN: spirv-dis %t/o/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=PIECES
 
-// SPLIT: OpBranchConditional
-// SPLIT-NOT: OpBranchConditional
 // SPLIT: OpAccessChain %_ptr_StorageBuffer_v4uint %tessera_kernel_gemm_arg_3
 // SPLIT-NOT: OpBranchConditional
 // SPLIT: OpAccessChain %_ptr_StorageBuffer_v4uint %tessera_kernel_gemm_arg_3
