@@ -8,6 +8,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 using namespace mlir;
 namespace spv = ::mlir::spirv;
@@ -22,6 +27,28 @@ Value packAccumulator(OpBuilder &b, Location loc, const target::MmaAtom &atom,
                       ArrayRef<Value> regs) {
   Type elem = regs.front().getType();
   auto ty = gpu::MMAMatrixType::get({atom.m, atom.n}, elem, "COp");
+  // Registers that are the components of one cooperative matrix in order
+  // (the previous K step's result) are that matrix: an instance's
+  // accumulator stays one matrix across the K steps of a gemm instead of
+  // being taken apart and rebuilt between them (TESSERA_SPIRV_REPACK=1
+  // rebuilds it, for A/B measurements).
+  static const bool repack = [] {
+    const char *v = std::getenv("TESSERA_SPIRV_REPACK");
+    return v && std::string(v) == "1";
+  }();
+  auto componentOf = [](Value v, int64_t i) -> Value {
+    auto e = v.getDefiningOp<gpu::SubgroupMmaExtractThreadLocalOp>();
+    if (!e || e.getIndices().size() != 1)
+      return {};
+    std::optional<int64_t> at = getConstantIntValue(e.getIndices().front());
+    return at && *at == i ? e.getMatrix() : Value();
+  };
+  if (Value whole = componentOf(regs.front(), 0);
+      !repack && whole && whole.getType() == ty &&
+      llvm::all_of(llvm::enumerate(regs), [&](auto r) {
+        return componentOf(r.value(), int64_t(r.index())) == whole;
+      }))
+    return whole;
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elem));
   Value m = gpu::SubgroupMmaConstantMatrixOp::create(b, loc, ty, zero);
   for (auto [i, r] : llvm::enumerate(regs)) {

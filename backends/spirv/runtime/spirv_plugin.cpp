@@ -22,7 +22,8 @@
 // Environment: TESSERA_VULKAN_LOADER (the loader library to dlopen);
 // TESSERA_SPIRV_FORCE_STAGING=1 and TESSERA_SPIRV_TIMELINE_WAITS=1 make a
 // device opened afterwards take the paths of discrete GPUs (staging copies,
-// timeline-wait ordering) on lavapipe, for tests.
+// timeline-wait ordering) on lavapipe, for tests. TESSERA_VULKAN_STATS=1
+// prints what the driver compiled of each kernel (vk_statistics.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -463,6 +464,7 @@ int createPipeline(tessera_plugin_module module, const KernelRecord &r,
   info.stage.module = module->shader;
   info.stage.pName = r.name.c_str();
   info.layout = p->layout;
+  info.flags = device.statisticsFlags();
   if (VkResult res = device.vk.vkCreateComputePipelines(
           device.device, VK_NULL_HANDLE, 1, &info, nullptr, &p->pipeline)) {
     p->pipeline = VK_NULL_HANDLE;
@@ -470,6 +472,8 @@ int createPipeline(tessera_plugin_module module, const KernelRecord &r,
                   "vkCreateComputePipelines (entry point '" + r.name + "')",
                   TESSERA_PLUGIN_ERROR_BAD_IMAGE);
   }
+  if (info.flags)
+    reportPipeline(device, p->pipeline, r.name);
   out = std::move(p);
   return TESSERA_PLUGIN_OK;
 }

@@ -141,6 +141,8 @@ bool probeDevice(const InstanceFunctions &vki, VkPhysicalDevice physical,
   bool cooperativeMatrixExt = has(kCooperativeMatrixExtension);
   bool smBuiltinsExt = has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   bool amdCoreExt = has(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME);
+  bool executableExt =
+      has(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
   VkPhysicalDeviceFeatures2 features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -155,6 +157,8 @@ bool probeDevice(const InstanceFunctions &vki, VkPhysicalDevice physical,
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   CooperativeMatrixFeatures cooperativeMatrix;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   void **tail = &features.pNext;
   chain(tail, v11);
   chain(tail, v12);
@@ -166,6 +170,8 @@ bool probeDevice(const InstanceFunctions &vki, VkPhysicalDevice physical,
     chain(tail, atomicFloat);
   if (cooperativeMatrixExt)
     chain(tail, cooperativeMatrix);
+  if (executableExt)
+    chain(tail, executable);
   vki.vkGetPhysicalDeviceFeatures2(physical, &features);
   if (!v12.timelineSemaphore) {
     whyNot = name + " has no timeline semaphores (the spirv plugin's streams "
@@ -194,6 +200,9 @@ bool probeDevice(const InstanceFunctions &vki, VkPhysicalDevice physical,
   caps.shaderBufferFloat32AtomicAdd = atomicFloat.shaderBufferFloat32AtomicAdd;
   caps.shaderSharedFloat32AtomicAdd = atomicFloat.shaderSharedFloat32AtomicAdd;
   caps.cooperativeMatrix = cooperativeMatrix.cooperativeMatrix;
+  caps.pipelineExecutableInfo = executable.pipelineExecutableInfo;
+  if (caps.cooperativeMatrix)
+    caps.cooperativeMatrixShapes = cooperativeMatrixShapes(vki, physical);
 
   if (sizeControlExt && (caps.subgroupSizeControl || caps.computeFullSubgroups))
     caps.extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
@@ -500,6 +509,16 @@ bool Stream::finish(Failure &failure) {
 
 // ---------------------------------------------------------------------------
 
+VkPipelineCreateFlags Device::statisticsFlags() const {
+  VkPipelineCreateFlags flags = 0;
+  if (statistics.getStatistics)
+    flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  if (statistics.getRepresentations &&
+      !statistics.request.representationsDir.empty())
+    flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+  return flags;
+}
+
 bool Device::create(const InstanceFunctions &vki, Failure &failure) {
   auto set = [](const char *name) {
     const char *value = std::getenv(name);
@@ -551,6 +570,14 @@ bool Device::create(const InstanceFunctions &vki, Failure &failure) {
   atomicFloat.shaderSharedFloat32AtomicAdd = caps.shaderSharedFloat32AtomicAdd;
   CooperativeMatrixFeatures cooperativeMatrix;
   cooperativeMatrix.cooperativeMatrix = caps.cooperativeMatrix;
+  // What the driver compiled, only on request: capturing statistics may
+  // cost the driver time at every pipeline.
+  statistics.request = statisticsRequested();
+  bool captureStatistics =
+      statistics.request.statistics && caps.pipelineExecutableInfo;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  executable.pipelineExecutableInfo = VK_TRUE;
   void **tail = &features.pNext;
   chain(tail, v11);
   chain(tail, v12);
@@ -562,10 +589,14 @@ bool Device::create(const InstanceFunctions &vki, Failure &failure) {
     chain(tail, atomicFloat);
   if (enabled(kCooperativeMatrixExtension))
     chain(tail, cooperativeMatrix);
+  if (captureStatistics)
+    chain(tail, executable);
 
   std::vector<const char *> extensions;
   for (const std::string &e : caps.extensions)
     extensions.push_back(e.c_str());
+  if (captureStatistics)
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queueInfo.queueFamilyIndex = caps.queueFamily;
@@ -591,6 +622,30 @@ bool Device::create(const InstanceFunctions &vki, Failure &failure) {
     return false;
   }
   vk.vkGetDeviceQueue(device, caps.queueFamily, 0, &queue);
+  if (statistics.request.statistics) {
+    for (const std::string &shape : caps.cooperativeMatrixShapes)
+      std::fprintf(stderr, "tessera-vk-stats: %s: cooperative matrix %s\n",
+                   caps.info.name, shape.c_str());
+    if (!captureStatistics)
+      std::fprintf(stderr,
+                   "tessera-vk-stats: %s has no "
+                   "VK_KHR_pipeline_executable_properties\n",
+                   caps.info.name);
+  }
+  if (captureStatistics) {
+    auto get = [&](const char *name) {
+      return vki.vkGetDeviceProcAddr(device, name);
+    };
+    statistics.getProperties =
+        reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+            get("vkGetPipelineExecutablePropertiesKHR"));
+    statistics.getStatistics =
+        reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+            get("vkGetPipelineExecutableStatisticsKHR"));
+    statistics.getRepresentations =
+        reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+            get("vkGetPipelineExecutableInternalRepresentationsKHR"));
+  }
 
   nullStream_ = std::make_unique<Stream>(*this);
   if (!nullStream_->init(failure))

@@ -23,6 +23,7 @@
 #ifndef TESSERA_BACKENDS_SPIRV_RUNTIME_VK_DEVICE_H
 #define TESSERA_BACKENDS_SPIRV_RUNTIME_VK_DEVICE_H
 
+#include "vk_statistics.h"
 #include "vk_symbols.h"
 
 #include "tessera/plugin/runtime_abi.h"
@@ -86,6 +87,11 @@ struct Capabilities {
   bool shaderBufferFloat32AtomicAdd = false,
        shaderSharedFloat32AtomicAdd = false;
   bool cooperativeMatrix = false;
+  /// VK_KHR_pipeline_executable_properties (enabled only when
+  /// $TESSERA_VULKAN_STATS asks: vk_statistics.h).
+  bool pipelineExecutableInfo = false;
+  /// The cooperative-matrix shapes the driver reports (vk_statistics.h).
+  std::vector<std::string> cooperativeMatrixShapes;
 
   // Device extensions to enable (those features come from them here).
   std::vector<std::string> extensions;
@@ -253,6 +259,18 @@ public:
   /// caps.orderByBarrier, unless $TESSERA_SPIRV_TIMELINE_WAITS=1 asks for
   /// the timeline waits of other devices (for tests, on one thread).
   bool orderByBarrier = false;
+  /// $TESSERA_VULKAN_STATS (vk_statistics.h): what to report of each
+  /// pipeline, and the entry points of VK_KHR_pipeline_executable_properties
+  /// (null when it is not enabled).
+  struct Statistics {
+    StatisticsRequest request;
+    PFN_vkGetPipelineExecutablePropertiesKHR getProperties = nullptr;
+    PFN_vkGetPipelineExecutableStatisticsKHR getStatistics = nullptr;
+    PFN_vkGetPipelineExecutableInternalRepresentationsKHR getRepresentations =
+        nullptr;
+  } statistics;
+  /// The pipeline creation flags that capture what statistics asks for.
+  VkPipelineCreateFlags statisticsFlags() const;
 
 private:
   VkQueue queue = VK_NULL_HANDLE;

@@ -55,6 +55,8 @@ bool InstanceFunctions::load(PFN_vkGetInstanceProcAddr getProcAddr,
     missing = #name;
   TESSERA_VK_INSTANCE_SYMBOLS(TESSERA_VK_RESOLVE)
 #undef TESSERA_VK_RESOLVE
+  getCooperativeMatrixProperties = getProcAddr(
+      instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
   return missing.empty();
 }
 

@@ -115,6 +115,10 @@ struct VulkanLoader {
 
 struct InstanceFunctions {
   TESSERA_VK_INSTANCE_SYMBOLS(TESSERA_VK_DECLARE_FIELD)
+  /// vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR, or null (the loader
+  /// or the headers predate VK_KHR_cooperative_matrix; its structures are
+  /// spelled out in vk_statistics.cpp).
+  PFN_vkVoidFunction getCooperativeMatrixProperties = nullptr;
 
   /// Resolves every function for `instance`; false with the first missing
   /// name in `missing`.

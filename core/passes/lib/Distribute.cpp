@@ -38,7 +38,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstdlib>
 #include <map>
+#include <string>
 
 using namespace mlir;
 using namespace tessera;
@@ -1369,7 +1371,7 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
   Value aligned = vec > 1 ? rowsAligned(mem, dims, vec, eb) : Value();
   const GlobalLoads *viaTarget = nullptr; // as in copyGlobalToShared
-  auto loadAll = [&]() {
+  auto loadPieces = [&](bool checked) {
     for (int64_t i = 0; i < per; ++i) {
       Value e = mul(add(tid, c(i * threads)), c(vec));
       SmallVector<Value> t = unflatten(e, sc.shape);
@@ -1401,13 +1403,16 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
         scalarLoads();
         continue;
       }
-      SmallVector<Value> cs(conds);
-      cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                         add(g.back(), c(vec)), dims.back()));
-      cs.push_back(aligned);
-      auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
       OpBuilder::InsertionGuard gd(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      scf::IfOp ifOp;
+      if (checked) {
+        SmallVector<Value> cs(conds);
+        cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                           add(g.back(), c(vec)), dims.back()));
+        cs.push_back(aligned);
+        ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      }
       Value v = loadGlobalVector(viaTarget, mem, g, vec);
       if (sc.vectors)
         memref::StoreOp::create(b, loc, v, sc.regs, ValueRange{c(i)});
@@ -1416,9 +1421,36 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
           memref::StoreOp::create(b, loc,
                                   vector::ExtractOp::create(b, loc, v, j),
                                   sc.regs, ValueRange{c(i * vec + j)});
+      if (!checked)
+        continue;
       b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
       scalarLoads();
     }
+  };
+  // As copyGlobalToShared: a tile wholly inside the tensor (the common case)
+  // is tested once and loads its pieces unchecked, so the loop body carries
+  // one branch instead of one per piece (TESSERA_SPIRV_STAGING_SPLIT=0: the
+  // per-piece checks only, for A/B measurements).
+  const char *splitEnv = std::getenv("TESSERA_SPIRV_STAGING_SPLIT");
+  bool split = vec > 1 && !(splitEnv && std::string(splitEnv) == "0");
+  auto loadAll = [&]() {
+    if (!split) {
+      loadPieces(true);
+      return;
+    }
+    SmallVector<Value> in{aligned};
+    int64_t r = sc.shape.size();
+    for (int64_t k = 0; k < rank; ++k) {
+      int64_t ext = k < rank - r ? 1 : sc.shape[k - (rank - r)];
+      in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                         add(off[k], c(ext)), dims[k]));
+    }
+    auto whole = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(whole.thenBlock()->getTerminator());
+    loadPieces(false);
+    b.setInsertionPoint(whole.elseBlock()->getTerminator());
+    loadPieces(true);
   };
   withGlobalLoads(mem, dims, off, tileExtents(rank, sc.shape),
                   [&](const GlobalLoads *gl) {

@@ -30,6 +30,9 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <cstdlib>
+#include <string>
+
 using namespace mlir;
 using namespace tessera;
 using namespace tessera::tile;
@@ -124,6 +127,8 @@ private:
   bool allowFma;
   const AtomFilter &atomFilter;
   int numWarps = 1;
+  /// Opaque-operand atoms may split warps over N as well (squareWarps).
+  bool warps2d = false;
   llvm::MapVector<Value, LinearLayout> assigned;
   /// (op, tile, demanded layout) collected while checking.
   struct Demand {
@@ -197,6 +202,36 @@ static bool splitWarps(int64_t groups, int64_t tm, int64_t tn, int &wm,
   return true;
 }
 
+/// Atoms that read both operands themselves from shared memory (a_layout =
+/// b_layout = "opaque": Vulkan's cooperative matrices) load one A per row of
+/// atom tiles and one B per column in each K step, so a warp holding
+/// tm x tn of them loads tm + tn matrices per step: splitting the warps over
+/// both dims (2 x 2 warps of 4 x 4 instances instead of 4 x 1 of 2 x 8 for
+/// 8 x 8 tiles) loads fewer. The split with the fewest loads, M first on
+/// ties. Kernels that reduce keep splitWarps' rows within a warp (row
+/// statistics would cross warps), and TESSERA_SPIRV_WARPS2D=0 turns this
+/// off (A/B measurements).
+static bool squareWarps(int64_t groups, int64_t tm, int64_t tn, int &wm,
+                        int &wn) {
+  int64_t best = -1;
+  for (int64_t m = 1; m <= groups; m *= 2) {
+    int64_t n = groups / m;
+    if (tm % m || tn % n)
+      continue;
+    int64_t loads = tm / m + tn / n;
+    if (best < 0 || loads < best || (loads == best && m > wm)) {
+      best = loads;
+      wm = int(m);
+      wn = int(n);
+    }
+  }
+  return best >= 0;
+}
+
+static bool readsOwnOperands(const target::MmaAtom &a) {
+  return a.aLayoutName == "opaque" && a.bLayoutName == "opaque";
+}
+
 GemmChoice KernelLayouts::chooseAtom(GemmOp g, bool aFrag, bool bFrag) {
   auto at = cast<TileType>(g.getA().getType());
   auto ct = cast<TileType>(g.getC().getType());
@@ -216,7 +251,9 @@ GemmChoice KernelLayouts::chooseAtom(GemmOp g, bool aFrag, bool bFrag) {
     if ((aFrag && !a->aLayout) || (bFrag && !a->bLayout))
       continue;
     int wm, wn;
-    if (!splitWarps(numWarps / a->warps, M / a->m, N / a->n, wm, wn))
+    if (!(readsOwnOperands(*a) && warps2d
+              ? squareWarps(numWarps / a->warps, M / a->m, N / a->n, wm, wn)
+              : splitWarps(numWarps / a->warps, M / a->m, N / a->n, wm, wn)))
       continue;
     int64_t score = int64_t(a->m) * a->n * a->k * 4;
     // Prefer reading shared operands by descriptor when the atom can.
@@ -641,6 +678,10 @@ LogicalResult KernelLayouts::run() {
       assigned.insert({a.getResult(), fromLayoutAttr(a.getType().getLayout(),
                                                      a.getType().getShape())});
   });
+  const char *env = std::getenv("TESSERA_SPIRV_WARPS2D");
+  warps2d = !(env && std::string(env) == "0") &&
+            !kernel.walk([](ReduceOp) { return WalkResult::interrupt(); })
+                 .wasInterrupted();
   // 1. anchors.
   SmallVector<GemmOp> gemms;
   kernel.walk([&](GemmOp g) { gemms.push_back(g); });
