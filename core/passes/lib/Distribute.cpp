@@ -907,15 +907,19 @@ LogicalResult Distributor::lowerParallel(ParallelOp p) {
   // (mask versioning), replaced in each copy.
   using Fixed = ArrayRef<std::pair<Value, bool>>;
   auto cloneBody = [&](ValueRange ivs, IRMapping &map, Fixed fixed) {
+    // The constants go first: they replace values the copy uses.
+    SmallVector<Value> values;
+    for (auto [cond, value] : fixed)
+      values.push_back(arith::ConstantIntOp::create(b, loc, value ? 1 : 0, 1));
     for (auto [arg, v] : llvm::zip(pbody.getArguments(), ivs))
       map.map(arg, v);
     for (Operation &op : pbody.without_terminator())
       b.clone(op, map);
-    for (auto [cond, value] : fixed)
-      if (Value copy = map.lookupOrNull(cond))
-        copy.replaceAllUsesWith(
-            arith::ConstantIntOp::create(b, loc, value ? 1 : 0, 1).getResult());
+    for (auto [f, v] : llvm::zip(fixed, values))
+      if (Value copy = map.lookupOrNull(f.first))
+        copy.replaceAllUsesWith(v);
   };
+
   bool spread = !touchesLocal;
   auto emitCopies = [&](Fixed fixed) -> LogicalResult {
     if (driver) {

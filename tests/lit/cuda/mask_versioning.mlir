@@ -17,6 +17,14 @@
 // RUN: env TESSERA_MASK_VERSION=2 %tessera compile %S/Inputs/mask_versions.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/two.tsb --print-ir-after-all 2> %t/two.txt
 // RUN: FileCheck %s --check-prefix=TWO --input-file %t/two.txt
 
+// Distribution leaves valid IR (else the dump would be in generic form).
+// CHECK-LABEL: IR Dump After TesseraDistribute (tessera_kernel_tri)
+// CHECK-NEXT: gpu.func @tessera_kernel_tri(
+// CHECK: } {tile.mask_version = "holds"}
+// CHECK-LABEL: IR Dump After TesseraDistribute (tessera_kernel_band)
+// CHECK-NEXT: gpu.func @tessera_kernel_band(
+// CHECK: } {tile.mask_version = "holds"}
+
 // CHECK-LABEL: IR Dump After Canonicalizer (canonicalize) ('gpu.module'
 // CHECK-LABEL: gpu.func @tessera_kernel_product(
 // CHECK-NOT: tile.mask_version
