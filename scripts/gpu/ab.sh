@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, over .devcarry/ab (scripts/gpu/prepare-ab.sh): times
-# the GEMMs at 4096 (and the examples at 8192) alternating the two builds
-# (AB_ROUNDS rounds, default "1 2"), checks every kernel of the default build
-# (both with AB_CHECK_BOTH=1) on odd shapes against the bundle's CPU image,
+# the attention kernels at S=4096, the GEMMs at 4096 (and the examples at
+# 8192) alternating the two builds (AB_ROUNDS rounds, default "1 2"),
+# checks every kernel of the default build (both with AB_CHECK_BOTH=1) on
+# odd shapes against the bundle's CPU image,
 # and runs compute-sanitizer on the default build's gemm where the grid's y
 # size is odd. Results: $OUT/ab-checks.txt, $OUT/ab-bench.jsonl,
 # $OUT/ab-sanitize.txt; a table at the end.
@@ -15,7 +16,20 @@ time1() { # build kernel shape [args]: a bundle the build lacks is skipped
   "$bin/tessera" run "$a/$1/$2.tsb" --device cuda --shape "$3" --flops 2*M*N*K --iters 20 --warmup 5 --no-check --json "${@:4}" 2>&1 \
     | tail -1 | sed "s|^{|{\"build\": \"$1\", \"kernel\": \"$2\", \"shape\": \"$3\", |" >> "$bench"
 }
+timeA() { # attention: build kernel shape [args], no FLOP count
+  [ -f "$a/$1/$2.tsb" ] || return 0
+  "$bin/tessera" run "$a/$1/$2.tsb" --device cuda --shape "$3" --iters 20 --warmup 5 --no-check --json "${@:4}" 2>&1 \
+    | tail -1 | sed "s|^{|{\"build\": \"$1\", \"kernel\": \"$2\", \"shape\": \"$3\", |" >> "$bench"
+}
 for round in ${AB_ROUNDS:-1 2}; do
+  for s in ${AB_BUILDS:-on off}; do
+    timeA $s flash_attention_fwd B=4,H=16,S=4096 --scalar causal=1 --scalar sm_scale=0.0883883
+    timeA $s attn_fwd_d64_causal_bf16 B=4,H=16,S=4096 --scalar sm_scale=0.125
+    timeA $s attn_sliding_window_d64 B=4,H=16,S=4096 --scalar sm_scale=0.125 --scalar window=512
+    timeA $s attn_prefill_prefix_causal_d128 B=4,H=16,Sq=1024,Skv=4096 --scalar sm_scale=0.0883883
+    timeA $s attn_gqa_d128_causal B=4,Hq=16,Hkv=4,S=4096 --scalar sm_scale=0.0883883
+    timeA $s attn_mqa_d64_bf16 B=4,H=16,S=4096 --scalar sm_scale=0.125
+  done
   for k in gemm gemm_bf16 gemm_relu gemm_bias_relu gemm_bf16_64x64_rowbias gemm_bf16_128x128_colbias_gelu \
            gemm_bf16_128x256_silu gemm_f16_at_rowscale gemm_bf16_tt gemm_fp8_128x256_scaled gemm_i8_i32 gemm_splitk_f32; do
     for s in ${AB_BUILDS:-on off}; do time1 $s $k M=4096,N=4096,K=4096; done
@@ -49,6 +63,11 @@ gemm_relu --shape M=1000,N=1000,K=1000
 gemm_bias_relu --shape M=4097,N=1000,K=999
 gemm_fp8 --kernel gemm_fp8 --shape M=1031,N=517,K=272
 flash_attention_fwd --shape B=1,H=2,S=1000 --scalar causal=1 --scalar sm_scale=0.0883883
+attn_fwd_d64_causal_bf16 --shape B=1,H=2,S=1000 --scalar sm_scale=0.125
+attn_sliding_window_d64 --shape B=1,H=2,S=1000 --scalar sm_scale=0.125 --scalar window=100
+attn_prefill_prefix_causal_d128 --shape B=1,H=2,Sq=300,Skv=1000 --scalar sm_scale=0.0883883
+attn_gqa_d128_causal --shape B=1,Hq=4,Hkv=2,S=1000 --scalar sm_scale=0.0883883
+attn_mqa_d64_bf16 --shape B=1,H=2,S=1000 --scalar sm_scale=0.125
 gemm_bf16_64x64_rowbias --shape M=129,N=65,K=130
 gemm_bf16_64x64_rowbias --shape M=4097,N=1000,K=999
 gemm_bf16_128x128_colbias_gelu --shape M=4097,N=1000,K=999

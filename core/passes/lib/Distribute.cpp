@@ -26,6 +26,7 @@
 #include "LaneGather.h"
 #include "PassCommon.h"
 #include "TileLoweringUtils.h"
+#include "UniformConditions.h"
 
 #include "tessera/layout/NamedLayouts.h"
 
@@ -190,6 +191,8 @@ private:
     SmallVector<FragmentUse, 8> fragments;
   };
   std::vector<LivePoint> livePoints;
+  /// The most fragment registers live at each op of the tile IR.
+  llvm::DenseMap<Operation *, int64_t> liveWordsAt;
   /// Where the registers staging a multi-stage buffer's copies are live:
   /// the first and last point, from its first copy (the prologue's) to the
   /// end of the loop refilling it.
@@ -422,6 +425,17 @@ private:
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerFill(Value dst, Value value);
   LogicalResult lowerParallel(ParallelOp p);
+  /// Mask versioning of a tile.parallel (UniformConditions.h): emits the
+  /// region's copies by `emit` (given the conditions fixed to a constant)
+  /// once per version, under a test per block of which one applies, the
+  /// masked copies last. `copies`: how many copies of the body `emit`
+  /// unrolls.
+  LogicalResult emitMaskVersions(
+      ParallelOp p, int64_t copies,
+      function_ref<LogicalResult(ArrayRef<std::pair<Value, bool>>)> emit);
+  /// The most ops the versions of one tile.parallel add (the body's ops
+  /// times the copies it is unrolled into, per version).
+  static constexpr int64_t kMaxAddedOps = 1024;
   LogicalResult lowerReduce(ReduceOp r);
   LogicalResult lowerCopy(Operation *op, Value src, ValueRange srcOff,
                           Value dst, ValueRange dstOff, bool transpose,
@@ -889,35 +903,120 @@ LogicalResult Distributor::lowerParallel(ParallelOp p) {
     }
     return success();
   };
-  auto cloneBody = [&](ValueRange ivs, IRMapping &map) {
+  // `fixed`: conditions of the body known to be constant at every index
+  // (mask versioning), replaced in each copy.
+  using Fixed = ArrayRef<std::pair<Value, bool>>;
+  auto cloneBody = [&](ValueRange ivs, IRMapping &map, Fixed fixed) {
+    // The constants go first: they replace values the copy uses.
+    SmallVector<Value> values;
+    for (auto [cond, value] : fixed)
+      values.push_back(arith::ConstantIntOp::create(b, loc, value ? 1 : 0, 1));
     for (auto [arg, v] : llvm::zip(pbody.getArguments(), ivs))
       map.map(arg, v);
     for (Operation &op : pbody.without_terminator())
       b.clone(op, map);
+    for (auto [f, v] : llvm::zip(fixed, values))
+      if (Value copy = map.lookupOrNull(f.first))
+        copy.replaceAllUsesWith(v);
   };
-  if (driver) {
-    for (int64_t r = 0; r < driver->regs; ++r) {
-      IRMapping map;
-      SmallVector<Value> ivs = coordsOf(driver->layout, r);
-      cloneBody(ivs, map);
-      Coords rc = regCoords(driver->layout, r);
-      if (failed(lowerAccesses(map, &rc)))
-        return failure();
+
+  bool spread = !touchesLocal;
+  auto emitCopies = [&](Fixed fixed) -> LogicalResult {
+    if (driver) {
+      for (int64_t r = 0; r < driver->regs; ++r) {
+        IRMapping map;
+        SmallVector<Value> ivs = coordsOf(driver->layout, r);
+        cloneBody(ivs, map, fixed);
+        Coords rc = regCoords(driver->layout, r);
+        if (failed(lowerAccesses(map, &rc)))
+          return failure();
+      }
+      return success();
     }
-  } else {
-    bool spread = !touchesLocal;
     LogicalResult res = success();
     forEachElement(rs, spread, [&](ValueRange ivs) {
       IRMapping map;
-      cloneBody(ivs, map);
+      cloneBody(ivs, map, fixed);
       res = lowerAccesses(map, nullptr);
     });
-    if (failed(res))
-      return failure();
-  }
+    return res;
+  };
+  int64_t copies = driver   ? driver->regs
+                   : spread ? (product(rs) + threads - 1) / threads
+                            : product(rs);
+  if (failed(emitMaskVersions(p, copies, emitCopies)))
+    return failure();
   if (writesShared)
     barrier();
   return success();
+}
+
+namespace {
+/// TESSERA_MASK_VERSION=0 turns mask versioning off, `=2` adds the version
+/// where the one condition fails everywhere (A/B measurements).
+std::string maskVersioningSetting() {
+  const char *env = std::getenv("TESSERA_MASK_VERSION");
+  return env ? env : "";
+}
+} // namespace
+
+LogicalResult Distributor::emitMaskVersions(
+    ParallelOp p, int64_t copies,
+    function_ref<LogicalResult(ArrayRef<std::pair<Value, bool>>)> emit) {
+  std::string setting = maskVersioningSetting();
+  if (setting == "0")
+    return emit({});
+  Block &pbody = p.getBodyBlock();
+  UniformConditions conds(pbody, p.getShape());
+  ArrayRef<Value> roots = conds.roots();
+  if (roots.empty())
+    return emit({});
+  // Each version is another copy of the unrolled body: `copies` clones of
+  // its ops. Versions are added while the added code stays within
+  // kMaxAddedOps, and only where the fragments live across the region leave
+  // a quarter of the thread's registers free (the versions share their
+  // live-ins, but a kernel at its budget gets no new code to schedule).
+  int64_t bodyOps = 0;
+  pbody.walk([&](Operation *op) {
+    if (!isa<arith::ConstantOp>(op) && !op->hasTrait<OpTrait::IsTerminator>())
+      ++bodyOps;
+  });
+  int64_t size = bodyOps * copies;
+  int versions = 0;
+  if (size <= kMaxAddedOps)
+    versions =
+        setting == "2" && roots.size() == 1 && 2 * size <= kMaxAddedOps ? 2 : 1;
+  if (tgt.registersPerThread > 0 &&
+      liveWordsAt.lookup(p) > tgt.registersPerThread * 3 / 4)
+    versions = 0;
+  if (versions == 0)
+    return emit({});
+  // Every condition holds at every index: the body without them.
+  Value allHold;
+  SmallVector<std::pair<Value, bool>> holds;
+  for (Value r : roots) {
+    Value t = conds.emit(b, loc, r).first;
+    allHold = allHold ? arith::AndIOp::create(b, loc, allHold, t) : t;
+    holds.push_back({r, true});
+  }
+  auto ifHold = scf::IfOp::create(b, loc, allHold, /*withElseRegion=*/true);
+  ifHold->setAttr("tile.mask_version", b.getStringAttr("holds"));
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPoint(ifHold.thenBlock()->getTerminator());
+  if (failed(emit(holds)))
+    return failure();
+  b.setInsertionPoint(ifHold.elseBlock()->getTerminator());
+  if (versions == 2) {
+    // The one condition fails at every index.
+    Value fails = conds.emit(b, loc, roots.front()).second;
+    auto ifFail = scf::IfOp::create(b, loc, fails, /*withElseRegion=*/true);
+    ifFail->setAttr("tile.mask_version", b.getStringAttr("fails"));
+    b.setInsertionPoint(ifFail.thenBlock()->getTerminator());
+    if (failed(emit({{roots.front(), false}})))
+      return failure();
+    b.setInsertionPoint(ifFail.elseBlock()->getTerminator());
+  }
+  return emit({});
 }
 
 LogicalResult Distributor::lowerReduce(ReduceOp r) {
@@ -2863,6 +2962,9 @@ void Distributor::measureLiveness(KernelOp kernel) {
       livePoints.push_back(std::move(p));
     }
     at[op] = {first, int64_t(livePoints.size()) - 1};
+    int64_t &most = liveWordsAt[op];
+    for (size_t i = first; i < livePoints.size(); ++i)
+      most = std::max(most, livePoints[i].words);
   }
   // A stage buffer's staging registers hold loads from its first copy (the
   // prologue's) until the stage wait of the loop that refills it.
