@@ -68,8 +68,8 @@ std::optional<FmaTiling> chooseFmaTiling(int64_t m, int64_t n, int warpSize,
   // Ties: fewer values per thread and k (registers), then N's vector and
   // lanes (wider, coalesced stores of the accumulator), then warps along M.
   auto key = [](const FmaTiling &t) {
-    return std::make_tuple(t.cost, t.m.perThread() + t.n.perThread(),
-                           -t.n.vec, -t.n.lanes, -t.m.warps);
+    return std::make_tuple(t.cost, t.m.perThread() + t.n.perThread(), -t.n.vec,
+                           -t.n.lanes, -t.m.warps);
   };
   for (int lm = 1; lm <= warpSize; lm *= 2)
     for (int wm = 1; wm <= numWarps; wm *= 2)
@@ -84,7 +84,8 @@ std::optional<FmaTiling> chooseFmaTiling(int64_t m, int64_t n, int warpSize,
             continue;
           t.m.regs = int(m / um);
           t.n.regs = int(n / un);
-          t.cost = fmaOperandCost(a, t.m, banks) + fmaOperandCost(b, t.n, banks);
+          t.cost =
+              fmaOperandCost(a, t.m, banks) + fmaOperandCost(b, t.n, banks);
           if (!best || key(t) < key(*best))
             best = t;
         }
@@ -95,8 +96,7 @@ layout::LinearLayout fmaAccumulatorLayout(const FmaTiling &t) {
   using layout::LinearLayout;
   LinearLayout::Bases bases = {
       {layout::kRegister, {}}, {layout::kLane, {}}, {layout::kWarp, {}}};
-  auto &reg = bases[0].second, &lane = bases[1].second,
-       &warp = bases[2].second;
+  auto &reg = bases[0].second, &lane = bases[1].second, &warp = bases[2].second;
   // Bits of `count` along dim d starting at stride `from`.
   auto push = [](std::vector<LinearLayout::Basis> &to, int d, int count,
                  int from) {
@@ -118,8 +118,8 @@ layout::LinearLayout fmaAccumulatorLayout(const FmaTiling &t) {
     push(warp, d, split[d]->warps, split[d]->vec * split[d]->lanes);
   int32_t rows = t.m.vec * t.m.lanes * t.m.regs * t.m.warps;
   int32_t cols = t.n.vec * t.n.lanes * t.n.regs * t.n.warps;
-  return LinearLayout(bases, {{layout::dimName(0), rows},
-                              {layout::dimName(1), cols}});
+  return LinearLayout(bases,
+                      {{layout::dimName(0), rows}, {layout::dimName(1), cols}});
 }
 
 } // namespace tessera::passes

@@ -302,9 +302,10 @@ LinearLayout KernelLayouts::fmaAccumulator(GemmOp g, bool aFrag, bool bFrag) {
     FmaOperand op;
     auto t = cast<TileType>(v.getType());
     op.elemBytes = elementBytes(t.getElementType());
-    // Vector reads of up to 16 bytes; the gemm's K loop reads up to four
-    // elements of a row at once.
-    op.vectorElems = int(std::max<int64_t>(1, std::min(16 / op.elemBytes, 4)));
+    // The gemm's K loop reads up to four elements of a row at once, within
+    // one chunk of the swizzle (the copies' vector: at most 16 bytes).
+    int chunkBytes = std::clamp(tgt.globalLoadVectorBytes, op.elemBytes, 16);
+    op.vectorElems = std::max(1, std::min(chunkBytes / op.elemBytes, 4));
     if (frag || !t.isShared()) {
       op.read = FmaOperandRead::Registers;
     } else if (kContiguous) {

@@ -1,4 +1,5 @@
-//===- FmaLayout.h - the vector-FMA accumulator layout -----------*- C++ -*-===//
+//===- FmaLayout.h - the vector-FMA accumulator layout -----------*- C++
+//-*-===//
 //
 // A gemm with no matrix instruction accumulates with scalar FMAs: each thread
 // holds a block of the accumulator and, per k, reads the A values of its
