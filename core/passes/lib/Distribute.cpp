@@ -28,6 +28,7 @@
 #include "TileLoweringUtils.h"
 #include "UniformConditions.h"
 
+#include "tessera/Passes/FmaLayout.h"
 #include "tessera/layout/NamedLayouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -2110,7 +2111,7 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
                   (!aRow || chunkOf(aRow) % u == 0) &&
                   (!bRow || chunkOf(bRow) % u == 0) &&
                   C.regs + u * int64_t(rowsSeen.size() + colsSeen.size()) <=
-                      tgt.registersPerThread * 7 / 8;
+                      fmaUnrollRegisterBudget(tgt.registersPerThread);
       if (fits && sumT.getIntOrFloatBitWidth() == 32) {
         unroll = u;
         break;

@@ -23,6 +23,8 @@
 #include "LaneGather.h"
 #include "PassCommon.h"
 
+#include "tessera/Passes/FmaLayout.h"
+
 #include "tessera/layout/NamedLayouts.h"
 
 #include "mlir/IR/Builders.h"
@@ -169,6 +171,7 @@ private:
                                         int(p * eb));
   }
 
+  LinearLayout fmaAccumulator(GemmOp g, bool aFrag, bool bFrag);
   LogicalResult anchorGemm(GemmOp g);
   /// The best atom for `g` if its A and B were (or were not) fragments;
   /// no atom: vector FMA.
@@ -295,7 +298,7 @@ void KernelLayouts::stageFragmentOperands(GemmOp g) {
     int64_t K = g.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
     if (!allPow2({M, N, K}))
       return;
-    LinearLayout lc = balancedBlocked(g.getC(), 16);
+    LinearLayout lc = fmaAccumulator(g, aFrag, bFrag);
     int64_t regsA = project(lc, {0}, {M}).getInDimSize(layout::kRegister) * K;
     int64_t regsB = project(lc, {1}, {N}).getInDimSize(layout::kRegister) * K;
     stageA = aFrag && regsA > tgt.registersPerThread / 2;
@@ -320,6 +323,44 @@ void KernelLayouts::stageFragmentOperands(GemmOp g) {
                    ValueRange{}, /*transpose=*/false);
     operand->set(staged.getResult());
   }
+}
+
+/// The vector-FMA accumulator: split over registers, lanes and warps so
+/// that the operands' shared reads are few and free of bank conflicts, for
+/// the way each operand is stored (FmaLayout.h). TESSERA_FMA_LAYOUT=0 keeps
+/// the plain blocked layout (row-major vectors of 16 bytes over the lanes).
+LinearLayout KernelLayouts::fmaAccumulator(GemmOp g, bool aFrag, bool bFrag) {
+  if (!fmaLayoutEnabled())
+    return balancedBlocked(g.getC(), 16);
+  auto ct = cast<TileType>(g.getC().getType());
+  auto at = cast<TileType>(g.getA().getType());
+  int64_t K = g.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
+  auto operand = [&](Value v, bool frag, bool kContiguous) {
+    FmaOperand op;
+    auto t = cast<TileType>(v.getType());
+    op.elemBytes = elementBytes(t.getElementType());
+    // The gemm's K loop reads up to four elements of a row at once, within
+    // one chunk of the swizzle (the copies' vector: at most 16 bytes).
+    int chunkBytes = std::clamp(tgt.globalLoadVectorBytes, op.elemBytes, 16);
+    op.vectorElems = std::max(1, std::min(chunkBytes / op.elemBytes, 4));
+    if (frag || !t.isShared()) {
+      op.read = FmaOperandRead::Registers;
+    } else if (kContiguous) {
+      op.read = FmaOperandRead::KContiguous;
+      op.vectorElems = int(std::min<int64_t>(op.vectorElems, K));
+    } else {
+      op.read = FmaOperandRead::MNContiguous;
+    }
+    return op;
+  };
+  FmaOperand a = operand(g.getA(), aFrag, !g.getTransposeA());
+  FmaOperand b = operand(g.getB(), bFrag, g.getTransposeB());
+  std::optional<FmaTiling> t =
+      chooseFmaTiling(ct.getShape()[0], ct.getShape()[1], tgt.warpSize,
+                      numWarps, a, b, tgt.banks);
+  if (!t)
+    return balancedBlocked(g.getC(), 16);
+  return fmaAccumulatorLayout(*t);
 }
 
 LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
@@ -364,9 +405,9 @@ LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
              << tgt.name << "' computes " << ab << " x " << ab << " -> " << c
              << " on a " << M << "x" << N << "x" << K << " tile with "
              << numWarps << " warps";
-    // Vector FMA: a blocked accumulator; each thread holds the rows of A
-    // and the columns of B its accumulator elements need.
-    lc = balancedBlocked(g.getC(), 16);
+    // Vector FMA: each thread holds a block of the accumulator and the rows
+    // of A and columns of B its elements need.
+    lc = fmaAccumulator(g, aFrag, bFrag);
     auto withK = [&](const LinearLayout &p, int kDim, ArrayRef<int64_t> shape) {
       LinearLayout::Bases bases = p.getBases();
       for (auto &[name, bs] : bases)

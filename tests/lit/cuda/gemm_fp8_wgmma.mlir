@@ -43,4 +43,4 @@
 // SM80-NOT: wgmma
 // SM80: .visible .entry tessera_kernel_gemm_fp8(
 // SM80-NOT: mma.sync
-// SM80: ld.shared{{(.v[24])?}}.b8
+// SM80: ld.shared{{(.v[24])?}}.b{{8|32}}
