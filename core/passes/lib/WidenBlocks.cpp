@@ -31,7 +31,10 @@
 // widens kernels with a gemm whose C columns follow x, up to N columns and
 // 256 threads, while the shared tiles (single-buffered) take at most half
 // the block's shared memory; then along y (C's rows follow by) up to
-// `widen_tile_m` rows (sm_90a: 128, two warpgroups sharing the B tile). A
+// `widen_tile_m` rows (sm_90a: 128, two warpgroups sharing the B tile).
+// Either axis may follow either role: attention's grid x walks query rows
+// (C's rows of both S = Q K^T and O += P V), and merges up to widen_tile_m
+// rows, each K / V tile then loaded once for both halves. A
 // program keeps its blocks with `tile.widen = 1` on the tile.kernel;
 // TESSERA_WIDEN=0 turns the pass off (for A/B measurements). A widened
 // kernel carries `tile.widened = [Fx, Fy]` (the blocks merged along x and
@@ -93,7 +96,7 @@ int64_t tileDimOf(int64_t tensorDim, int64_t tensorRank, TileType tile,
 
 struct Widening {
   KernelOp kernel;
-  /// 0: merge along x (C's columns follow bx), 1: along y (C's rows, by).
+  /// The grid axis merged: 0 (x) or 1 (y).
   unsigned axis;
   llvm::EquivalenceClasses<DimKey> classes;
   /// Dimensions that must keep their extent (reduced over, indexed by other
@@ -113,7 +116,14 @@ struct Widening {
   int64_t T = 0;
   std::string why; ///< why the kernel cannot be widened (TESSERA_WIDEN=explain)
 
-  Widening(KernelOp k, unsigned axis) : kernel(k), axis(axis) {}
+  /// TESSERA_WIDEN=xcols: x merges only where gemm columns follow it (as
+  /// before row merges along x existed; for A/B measurements).
+  bool xColumnsOnly = false;
+
+  Widening(KernelOp k, unsigned axis) : kernel(k), axis(axis) {
+    const char *env = std::getenv("TESSERA_WIDEN");
+    xColumnsOnly = env && std::string(env) == "xcols";
+  }
   unsigned bit() const { return 1u << axis; }
 
   bool fail(const Twine &w) {
@@ -314,8 +324,6 @@ struct Widening {
     }
     if (columnOps.empty())
       return fail("the block index is unused");
-    if (2 * T > (axis == 0 ? tgt.widenTileN : tgt.widenTileM))
-      return fail("the tile is as wide as the target's widest");
     llvm::DenseMap<Value, unsigned> memo;
     for (arith::MulIOp m : columnOps)
       if (!followColumn(m.getResult(), memo))
@@ -395,15 +403,32 @@ struct Widening {
     });
     if (!ok)
       return false;
-    // Worth it: the columns of some gemm's C follow x, its rows do not.
-    // and the target has a matrix atom that wide for its types (a gemm on
-    // vector FMA gains nothing from wider blocks).
-    bool columns = false;
-    int64_t along = axis == 0 ? 1 : 0;
+    // The axis's role: the gemms' C columns follow it (merging widens the
+    // MMA, up to widen_tile_n) or their rows do (a second warpgroup or a
+    // second row of atoms sharing the other operand, up to widen_tile_m:
+    // the query rows of attention, the rows of a GEMM's y). Never both,
+    // in one gemm or across gemms.
+    bool rowsFollow = false, colsFollow = false;
     kernel.walk([&](GemmOp g) {
-      if (toWiden.contains(tileKey(g.getC(), 1 - along)))
-        ok = false;
-      if (!toWiden.contains(tileKey(g.getC(), along)))
+      bool r = toWiden.contains(tileKey(g.getC(), 0));
+      bool c = toWiden.contains(tileKey(g.getC(), 1));
+      ok = ok && !(r && c);
+      rowsFollow |= r;
+      colsFollow |= c;
+    });
+    if (!ok || (rowsFollow && colsFollow))
+      return fail("a gemm's rows and columns both follow the block index");
+    if (rowsFollow && axis == 0 && xColumnsOnly)
+      return fail("gemm rows follow x (TESSERA_WIDEN=xcols)");
+    int64_t limit = rowsFollow ? tgt.widenTileM : tgt.widenTileN;
+    if (limit <= 0 || 2 * T > limit)
+      return fail("the tile is as wide as the target's widest");
+    // Worth it: the target has a matrix atom for the gemm's types (and, for
+    // columns, one that wide: a gemm on vector FMA gains nothing from wider
+    // blocks).
+    bool atoms = false;
+    kernel.walk([&](GemmOp g) {
+      if (!toWiden.contains(tileKey(g.getC(), rowsFollow ? 0 : 1)))
         return;
       auto at = cast<TileType>(g.getA().getType());
       auto ct = cast<TileType>(g.getC().getType());
@@ -411,13 +436,11 @@ struct Widening {
            tgt.findMmaAtoms(dataTypeName(at.getElementType()),
                             dataTypeName(ct.getElementType())))
         if (atom->kind != target::MmaKind::Fma &&
-            (axis == 1 || atom->n >= 2 * T) &&
+            (rowsFollow || atom->n >= 2 * T) &&
             kernel.getThreads() % (atom->warps * tgt.warpSize) == 0)
-          columns = true;
+          atoms = true;
     });
-    if (!ok)
-      return fail("a gemm's other dimension follows the block index");
-    if (!columns)
+    if (!atoms)
       return fail("no matrix-atom gemm follows the block index");
     return true;
   }
@@ -450,10 +473,19 @@ bool widenOnce(KernelOp kernel, const target::TargetDescription &tgt,
   auto words = [](int64_t bytes, int64_t n) {
     return (bytes + 4 * n - 1) / (4 * n);
   };
-  // Fragment words per thread with `n` threads: a vector is counted as a
-  // quarter of its elements, as an accumulator layout replicates a column
-  // vector (each thread of a wgmma accumulator holds a quarter of its
-  // columns).
+  // Fragment words per thread with `n` threads: a vector along a gemm's C
+  // rows (a softmax's row max and sum) follows the accumulator's rows, of
+  // which a thread holds 2 per 64 rows of its warpgroup (4 * rows / n);
+  // any other vector is counted as a quarter of its elements, as an
+  // accumulator layout replicates a column vector (each thread of a wgmma
+  // accumulator holds a quarter of its columns).
+  auto &wClasses = w.classes;
+  llvm::DenseSet<DimKey> rowLeaders;
+  kernel.walk([&](GemmOp g) {
+    DimKey k = Widening::tileKey(g.getC(), 0);
+    if (wClasses.contains(k))
+      rowLeaders.insert(wClasses.getLeaderValue(k));
+  });
   auto fragmentWords = [&](int64_t n, int64_t &largest) {
     int64_t total = 0;
     largest = 0;
@@ -463,8 +495,13 @@ bool widenOnce(KernelOp kernel, const target::TargetDescription &tgt,
         return;
       int64_t bytes = widenedBytes(a.getResult(), toWiden);
       int64_t w = words(bytes, n);
-      if (t.getRank() == 1)
-        w = std::max(w, bytes / elementBytes(t.getElementType()) / 4);
+      int64_t elems = bytes / elementBytes(t.getElementType());
+      DimKey k = Widening::tileKey(a.getResult(), 0);
+      if (t.getRank() == 1 && wClasses.contains(k) &&
+          rowLeaders.contains(wClasses.getLeaderValue(k)))
+        w = std::max(w, (4 * elems + n - 1) / n);
+      else if (t.getRank() == 1)
+        w = std::max(w, elems / 4);
       total += w;
       largest = std::max(largest, w);
     });
