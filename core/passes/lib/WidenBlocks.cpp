@@ -114,6 +114,11 @@ struct Widening {
   /// The muli ops producing col = bx * T.
   llvm::SmallVector<arith::MulIOp> columnOps;
   int64_t T = 0;
+  /// The gemms' C rows (not columns) follow the axis.
+  bool rows = false;
+  /// For rows: the threads that give each warp group (a matrix atom's
+  /// warps) at most one atom's rows of the merged 2T rows; 0 if none.
+  int64_t rowThreads = 0;
   std::string why; ///< why the kernel cannot be widened (TESSERA_WIDEN=explain)
 
   /// TESSERA_WIDEN=xcols: x merges only where gemm columns follow it (as
@@ -437,9 +442,14 @@ struct Widening {
                             dataTypeName(ct.getElementType())))
         if (atom->kind != target::MmaKind::Fma &&
             (rowsFollow || atom->n >= 2 * T) &&
-            kernel.getThreads() % (atom->warps * tgt.warpSize) == 0)
+            kernel.getThreads() % (atom->warps * tgt.warpSize) == 0) {
           atoms = true;
+          if (rowsFollow && (2 * T) % atom->m == 0)
+            rowThreads = std::max<int64_t>(
+                rowThreads, (2 * T / atom->m) * atom->warps * tgt.warpSize);
+        }
     });
+    rows = rowsFollow;
     if (!atoms)
       return fail("no matrix-atom gemm follows the block index");
     return true;
@@ -516,6 +526,12 @@ bool widenOnce(KernelOp kernel, const target::TargetDescription &tgt,
   fragmentWords(threads, largest);
   int64_t newThreads =
       largest > kMaxFragmentWordsPerThread ? 2 * threads : threads;
+  // Merged rows go to warp groups of their own (a second warpgroup sharing
+  // the other operand's tile), not to more rows per warp group: one
+  // warpgroup walking 128 rows of a back-to-back GEMM ran 1.67x slower on
+  // the H100 than two blocks of 64.
+  if (w.rows && w.rowThreads > newThreads)
+    newThreads = std::min(w.rowThreads, 2 * threads);
   const char *over = nullptr;
   if (newThreads > kMaxThreads || newThreads > tgt.maxThreadsPerBlock)
     over = "the merged block would need more threads than allowed";

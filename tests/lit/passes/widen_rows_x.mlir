@@ -4,17 +4,19 @@
 // become 128-row blocks on sm_90a (widen_tile_m = 128) that load each K / V
 // tile once for both halves. Every row-following tile doubles (Q, S, P, the
 // accumulator, the row max and sum vectors, the parallel row indices), the
-// query offset becomes bq * 128 and the grid's x halves. The threads stay:
-// a row vector costs a thread 4 * rows / threads words (two rows per 64 of a
-// warpgroup), so the merged fragments fit. Causal kernels whose key loop
-// ends at a bound computed from the query block keep their blocks.
+// query offset becomes bq * 128 and the grid's x halves. A row vector costs
+// a thread 4 * rows / threads words (two rows per 64 of a warpgroup), so the
+// merged fragments fit; the merged rows get warpgroups of their own (the
+// multi-query kernel: 256 threads, two warpgroups of 64 rows sharing each
+// K / V tile). Causal kernels whose key loop ends at a bound computed from
+// the query block keep their blocks.
 // TESSERA_WIDEN=xcols merges along x only where columns follow it.
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_mqa_d64_bf16.mlir | FileCheck %s --check-prefix=MQA
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_fwd_d256_cross_f16.mlir | FileCheck %s --check-prefix=D256
 // RUN: env TESSERA_WIDEN=xcols %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_mqa_d64_bf16.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_fwd_d64_causal_bf16.mlir | FileCheck %s --check-prefix=NONE
 // RUN: env TESSERA_WIDEN=explain %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_sliding_window_d64.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHY
-// MQA: tile.kernel blocks(%[[BQ:[a-z0-9]+]], %{{.*}}, %{{.*}}) in ({{.*}}) threads = 128 attributes {tile.widened = array<i64: 2, 1>}
+// MQA: tile.kernel blocks(%[[BQ:[a-z0-9]+]], %{{.*}}, %{{.*}}) in ({{.*}}) threads = 256 attributes {tile.widened = array<i64: 2, 1>}
 // MQA: %[[C128:.*]] = arith.constant 128 : index
 // MQA: arith.muli %[[BQ]], %[[C128]]
 // MQA: tile.alloc : <128x64xbf16, shared>
