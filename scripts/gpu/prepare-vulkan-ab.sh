@@ -12,7 +12,11 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
 chip="${1:-sm_90a}"; host="$(uname -m)-unknown-linux-gnu"
 vk="${VKAB_TARGET:-spirv64-unknown-vulkan1.3:nvidia-vk}"   # lavapipe: a dry run here
-off="TESSERA_SPIRV_WARPS2D=0 TESSERA_SPIRV_STAGING_SPLIT=0 TESSERA_SPIRV_REPACK=1"
+off="TESSERA_SPIRV_WARPS2D=0 TESSERA_SPIRV_STAGING_SPLIT=0 TESSERA_SPIRV_REPACK=1 TESSERA_SPIRV_STAGE_BUDGET=0"
+# gemm with the defaults but for the staging budget: whole tiles staged (b0,
+# main before the budget), 16 registers (b16: half the tile), none (b1: every
+# piece straight into its stage).
+budgets="0 16 1"
 if [ -d .devcarry/build ]; then
   scripts/build.sh default >/dev/null
   cp build/default/bin/tessera .devcarry/build/bin/
@@ -23,10 +27,14 @@ else
 fi
 export TESSERA_NO_CACHE=1
 a=.devcarry/vkab; rm -rf $a && mkdir -p $a/on $a/off $a/cuda
-echo "$off" > $a/switches.txt
+echo "$off" > $a/switches.txt; echo "$budgets" > $a/budgets.txt
 for k in gemm gemm_bf16 flash_attention_fwd; do
   build/default/bin/tessera compile "examples/$k.mlir" --target "$vk" --target "$host" -o "$a/on/$k.tsb"
   env $off build/default/bin/tessera compile "examples/$k.mlir" --target "$vk" --target "$host" -o "$a/off/$k.tsb"
+done
+for n in $budgets; do
+  mkdir -p $a/b$n
+  TESSERA_SPIRV_STAGE_BUDGET=$n build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/b$n/gemm.tsb"
 done
 build/default/bin/tessera compile examples/gemm.mlir --target "nvptx64-nvidia-cuda:$chip" -o $a/cuda/gemm.tsb
 # The loader and libglvnd (as prepare-vulkan.sh).

@@ -13,6 +13,8 @@ source "$(dirname "$0")/common.sh"
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 a=.devcarry/vkab; log="$out/vkab-checks.txt"; : > "$log"; bench="$out/vkab-bench.jsonl"; : > "$bench"
 echo "off = $(cat $a/switches.txt)"
+budgets=""; for n in $(cat $a/budgets.txt 2>/dev/null); do [ -f $a/b$n/gemm.tsb ] && budgets="$budgets b$n"; done
+echo "gemm staging budgets (TESSERA_SPIRV_STAGE_BUDGET):$budgets"
 echo "== what the driver compiled"
 mkdir -p "$out/vkir"
 for s in on off; do
@@ -23,6 +25,10 @@ for s in on off; do
     TESSERA_VULKAN_STATS=$ir "$bin/tessera" run $a/$s/$1.tsb --device spirv "${@:2}" --iters 1 --warmup 0 \
       --no-check 2>&1 | grep tessera-vk-stats | sort -u | sed "s/^/$s $1: /" | tee -a "$out/vkab-stats.txt" | cut -c1-400
   done
+done
+for s in $budgets; do
+  TESSERA_VULKAN_STATS=1 "$bin/tessera" run $a/$s/gemm.tsb --device spirv --shape M=128,N=128,K=128 --iters 1 --warmup 0 \
+    --no-check 2>&1 | grep tessera-vk-stats | sort -u | sed "s/^/$s gemm: /" | tee -a "$out/vkab-stats.txt" | cut -c1-400
 done
 echo "== checks (against the host image)"
 check() { if "$bin/tessera" run "$a/$1/$2.tsb" --device spirv --iters 2 --warmup 1 "${@:3}" >>"$log" 2>&1; then
@@ -36,6 +42,9 @@ for s in on off; do
     check $s flash_attention_fwd --shape B=2,H=1,S=17 --scalar causal=$c --scalar sm_scale=0.0883883
   done
 done
+for s in $budgets; do
+  for shp in M=1000,N=1000,K=1000 M=257,N=129,K=4097; do check $s gemm --shape $shp; done
+done
 echo "checks passed: $(grep -c 'check: passed' "$log") of $(grep -c 'check:' "$log")"
 echo "== timing"
 t() { # label bundle device shape [args]
@@ -46,6 +55,7 @@ for round in 1 2; do
     t $s $a/$s/gemm.tsb spirv M=4096,N=4096,K=4096; t $s $a/$s/gemm.tsb spirv M=2048,N=2048,K=2048
     t $s $a/$s/flash_attention_fwd.tsb spirv B=4,H=16,S=1024 --scalar causal=0 --scalar sm_scale=0.0883883
   done
+  for s in $budgets; do t $s $a/$s/gemm.tsb spirv M=4096,N=4096,K=4096; done
   t cuda $a/cuda/gemm.tsb cuda M=4096,N=4096,K=4096
 done
 python3 - "$bench" <<'PY' | tee "$out/vkab-table.txt"
@@ -61,4 +71,6 @@ for (k, s), b in d.items():
     on, off = min(b["on"]), min(b.get("off", [0]))
     ratio = f"  cuda/on {cuda / on:.2f}x (cuda {cuda:.3f})" if k == "gemm" and s.startswith("M=4096") and cuda else ""
     print(f"{k:22s} {s:24s} on {on:7.3f} ms {b['on']}  off {off:7.3f} ms {b.get('off')}  off/on {off / on:.2f}{ratio}")
+    for o in sorted(x for x in b if x.startswith("b")):
+        print(f"{'':22s} {'':24s} {o:3s} {min(b[o]):7.3f} ms {b[o]}  {o}/on {min(b[o]) / on:.2f}" + (f"  cuda/{o} {cuda / min(b[o]):.2f}x" if cuda else ""))
 PY

@@ -160,6 +160,19 @@ bool SpirvTargetHooks::loadAccumulator(OpBuilder &b, Location loc,
   return true;
 }
 
+int64_t SpirvTargetHooks::stagingRegisterReserve(
+    const target::TargetDescription &tgt) const {
+  // Measured on an H100 (NVIDIA 580, gemm.mlir with the whole tile staged):
+  // 255 registers and 28 words of local memory, i.e. some 283 words live
+  // with 128 of accumulators and 32 of staging: about 120 beside them, of
+  // which 64 are a K step's operand matrices. Targets without cooperative
+  // matrices keep staging whole tiles (lavapipe: the vector FMA path).
+  constexpr int64_t kOperandsAndAddresses = 112;
+  bool coopmat = llvm::any_of(
+      tgt.mmaAtoms, [&](const target::MmaAtom &a) { return canEmitAtom(a); });
+  return coopmat ? kOperandsAndAddresses : 0;
+}
+
 void SpirvTargetHooks::emitWarpBarrier(OpBuilder &b, Location loc) {
   // The subgroup's invocations, ordering workgroup memory.
   auto scope = spv::ScopeAttr::get(b.getContext(), spv::Scope::Subgroup);

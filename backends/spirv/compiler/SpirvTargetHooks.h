@@ -43,6 +43,12 @@ public:
                        mlir::Value offset, int64_t stride,
                        llvm::SmallVectorImpl<mlir::Value> &regs) override;
   void emitWarpBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  /// With cooperative matrices the driver holds, beside the accumulators,
+  /// the A and B matrices it loads and hoists (a 4 x 4 subgroup tile's
+  /// 32-deep K step: 16 matrices x 4 registers) and the addresses and loop
+  /// state: register staging takes only what is left (docs/backends/spirv.md).
+  int64_t stagingRegisterReserve(
+      const tessera::target::TargetDescription &tgt) const override;
   /// Copies store whole 16-byte pieces into shared tiles: tiles that only
   /// move such pieces become arrays of 4 x i32 (one OpStore per piece), the
   /// others are stored element by element as before.

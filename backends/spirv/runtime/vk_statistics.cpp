@@ -79,22 +79,39 @@ const char *scopeName(int32_t s) {
   }
 }
 
+/// An integer statistic. NVIDIA's driver 580 reports "Local Memory Size" as
+/// a 64-bit integer whose upper word is not part of the value (the gemm's
+/// 112 bytes came out as 68719476848 = 16 << 32 | 112, flash attention's 0
+/// as 16 << 32): a value with a non-zero upper word is printed as its lower
+/// word, the whole 64 bits and the format after it.
+std::string integerValue(uint64_t v, bool isSigned) {
+  char buf[96];
+  if (v >> 32 && !(isSigned && int64_t(v) < 0 && int64_t(v) >= INT32_MIN))
+    std::snprintf(buf, sizeof(buf), "%" PRIu32 " (raw %s 0x%016" PRIx64 ")",
+                  uint32_t(v), isSigned ? "i64" : "u64", v);
+  else if (isSigned)
+    std::snprintf(buf, sizeof(buf), "%" PRId64, int64_t(v));
+  else
+    std::snprintf(buf, sizeof(buf), "%" PRIu64, v);
+  return buf;
+}
+
 std::string statisticValue(const VkPipelineExecutableStatisticKHR &s) {
   char buf[64];
   switch (s.format) {
   case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
     return s.value.b32 ? "true" : "false";
   case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
-    std::snprintf(buf, sizeof(buf), "%" PRId64, s.value.i64);
-    return buf;
+    return integerValue(uint64_t(s.value.i64), true);
   case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
-    std::snprintf(buf, sizeof(buf), "%" PRIu64, s.value.u64);
-    return buf;
+    return integerValue(s.value.u64, false);
   case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
     std::snprintf(buf, sizeof(buf), "%g", s.value.f64);
     return buf;
   default:
-    return "?";
+    std::snprintf(buf, sizeof(buf), "? (format %d, raw 0x%016" PRIx64 ")",
+                  int(s.format), s.value.u64);
+    return buf;
   }
 }
 

@@ -508,7 +508,10 @@ private:
     /// (TargetHooks::storesSharedVectors): one value per piece.
     Value regs;
     bool vectors = false;
-    int64_t vec = 1, perThread = 0;
+    /// Pieces per thread of the tile, and of them the first `perThread` are
+    /// held in registers (the staging budget's share); the others go
+    /// straight into the stage when the copy is issued.
+    int64_t vec = 1, perThread = 0, pieces = 0;
     /// 32-bit registers per thread the staging takes, and the first copy.
     int64_t words = 0;
     LocationAttr where;
@@ -517,6 +520,14 @@ private:
   };
   llvm::MapVector<Value, StagedCopy> stagedCopies; ///< by stage buffer
   bool stagingAllowed = true;
+  /// 32-bit registers per thread that register staging may still take
+  /// (TargetHooks::stagingRegisterReserve; TESSERA_SPIRV_STAGE_BUDGET); -1:
+  /// no limit beyond stagingAllowed's.
+  int64_t stagingBudget = -1;
+  /// The coordinates in a staged tile of this thread's piece `i` (pieces
+  /// tid + i * threads of `vec` elements, row-major).
+  SmallVector<Value> stagedPiece(ArrayRef<int64_t> shape, int64_t vec,
+                                 int64_t i);
   llvm::DenseMap<int64_t, SmallVector<Value>> stagedByPipeline;
   LogicalResult copyFragmentGlobal(Operation *op, const FragTile &f,
                                    Value tensor, ValueRange off, bool toGlobal);
@@ -1432,18 +1443,30 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
   int64_t nvec = product(d.shape) / vec;
   if (!sv || !pipe || nvec % threads)
     return false;
-  int64_t per = nvec / threads;
+  int64_t pieces = nvec / threads;
   Value key = sv.getBuffer();
   auto found = stagedCopies.find(key);
+  // Pieces of this thread held in registers: as many as the staging budget
+  // leaves room for (buffers in the order of their first copies).
+  int64_t pieceWords =
+      (vec * std::max<int64_t>(8, d.elem.getIntOrFloatBitWidth()) + 31) / 32;
+  int64_t per = pieces;
+  if (found == stagedCopies.end() && stagingBudget >= 0)
+    per = std::min(pieces, stagingBudget / pieceWords);
+  else if (found != stagedCopies.end())
+    per = found->second.perThread;
   if (found == stagedCopies.end()) {
+    if (stagingBudget >= 0)
+      stagingBudget -= per * pieceWords;
     StagedCopy sc;
-    sc.vec = vec, sc.perThread = per, sc.elem = d.elem;
+    sc.vec = vec, sc.perThread = per, sc.pieces = pieces, sc.elem = d.elem;
     sc.shape.assign(d.shape.begin(), d.shape.end());
     sc.vectors = vec > 1 && hooks.storesSharedVectors(d.elem, vec);
-    sc.regs = memref::AllocaOp::create(
-        eb, loc,
-        sc.vectors ? MemRefType::get({per}, VectorType::get({vec}, d.elem))
-                   : MemRefType::get({per * vec}, d.elem));
+    if (per > 0)
+      sc.regs = memref::AllocaOp::create(
+          eb, loc,
+          sc.vectors ? MemRefType::get({per}, VectorType::get({vec}, d.elem))
+                     : MemRefType::get({per * vec}, d.elem));
     // They hold one tile per thread share across the loop: registers.
     int64_t words =
         (per * vec * std::max<int64_t>(8, d.elem.getIntOrFloatBitWidth()) +
@@ -1454,7 +1477,7 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
     fragmentWords += words;
     found = stagedCopies.insert({key, sc}).first;
     stagedByPipeline[pipe.getInt()].push_back(key);
-  } else if (found->second.vec != vec || found->second.perThread != per) {
+  } else if (found->second.vec != vec || found->second.pieces != pieces) {
     // The stage wait stores the buffer's registers: a copy into the same
     // buffer that did not fill them would be overwritten by stale ones.
     return op->emitOpError("internal: copies into one multi-stage buffer "
@@ -1471,10 +1494,29 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
     dims.push_back(memref::DimOp::create(b, loc, mem, k));
   Value aligned = vec > 1 ? rowsAligned(mem, dims, vec, eb) : Value();
   const GlobalLoads *viaTarget = nullptr; // as in copyGlobalToShared
+  // Pieces beyond the registers' share are stored into the stage (the slot
+  // the copy fills, read after the next stage wait) as soon as they arrive.
+  bool directVectors = vec > 1 && hooks.storesSharedVectors(sc.elem, vec);
+  auto storeDirect = [&](ArrayRef<int64_t> tshape, int64_t i,
+                         ArrayRef<Value> vals, Value v) {
+    Value dOff = sharedOffset(d, stagedPiece(tshape, vec, i));
+    if (directVectors) {
+      if (!v)
+        v = vector::FromElementsOp::create(
+            b, loc, VectorType::get({vec}, sc.elem), vals);
+      vector::StoreOp::create(b, loc, v, d.mem, ValueRange{dOff});
+      return;
+    }
+    SmallVector<Value> elems(vals);
+    if (v)
+      for (int64_t j = 0; j < vec; ++j)
+        elems.push_back(vector::ExtractOp::create(b, loc, v, j));
+    storeSharedPiece(d, dOff, elems);
+  };
   auto loadPieces = [&](bool checked) {
-    for (int64_t i = 0; i < per; ++i) {
-      Value e = mul(add(tid, c(i * threads)), c(vec));
-      SmallVector<Value> t = unflatten(e, sc.shape);
+    for (int64_t i = 0; i < sc.pieces; ++i) {
+      bool direct = i >= sc.perThread;
+      SmallVector<Value> t = stagedPiece(sc.shape, vec, i);
       SmallVector<Value> g = globalIndex(off, t);
       SmallVector<Value> conds = outerInside(g, dims);
       auto scalarLoads = [&]() {
@@ -1488,6 +1530,10 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
             vals.push_back(
                 convertScalar(b, loc, maskedLoad(mem, gi, in), sc.elem));
           }
+        if (direct) {
+          storeDirect(sc.shape, i, vals, Value());
+          return;
+        }
         if (sc.vectors) {
           auto vt = VectorType::get({vec}, sc.elem);
           memref::StoreOp::create(
@@ -1514,7 +1560,9 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
         b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
       }
       Value v = loadGlobalVector(viaTarget, mem, g, vec);
-      if (sc.vectors)
+      if (direct)
+        storeDirect(sc.shape, i, {}, v);
+      else if (sc.vectors)
         memref::StoreOp::create(b, loc, v, sc.regs, ValueRange{c(i)});
       else
         for (int64_t j = 0; j < vec; ++j)
@@ -1560,6 +1608,39 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
   return true;
 }
 
+SmallVector<Value> Distributor::stagedPiece(ArrayRef<int64_t> shape,
+                                            int64_t vec, int64_t i) {
+  // Piece i starts i * threads * vec elements after piece 0. Where that is
+  // a whole number of the tile's rows (or of its last dims), piece i is
+  // piece 0 moved by constant rows: one division of the thread id for all
+  // pieces instead of one per piece, so the pieces' addresses differ by
+  // constants (a driver folds them into its load and store offsets rather
+  // than holding an address per piece in registers across the loop).
+  int64_t stride = i * threads * vec;
+  int64_t inner = 1;
+  int64_t r = shape.size();
+  for (int64_t k = r - 1; k > 0 && stride % (inner * shape[k]) == 0; --k)
+    inner *= shape[k];
+  SmallVector<Value> t = unflatten(mul(tid, c(vec)), shape);
+  if (stride == 0)
+    return t;
+  if (inner == 1 || stride % inner)
+    return unflatten(mul(add(tid, c(i * threads)), c(vec)), shape);
+  // The dims below `inner` are unchanged; the rest advance by stride/inner
+  // of their flattened index.
+  int64_t k = r - 1, span = 1;
+  while (span < inner)
+    span *= shape[k--];
+  SmallVector<int64_t> outer(shape.begin(), shape.begin() + k + 1);
+  Value flat = t[0];
+  for (int64_t j = 1; j <= k; ++j)
+    flat = add(mul(flat, c(shape[j])), t[j]);
+  SmallVector<Value> moved = unflatten(add(flat, c(stride / inner)), outer);
+  for (int64_t j = 0; j <= k; ++j)
+    t[j] = moved[j];
+  return t;
+}
+
 void Distributor::storeStagedCopies(WaitGroupOp w) {
   auto pipe = w->getAttrOfType<IntegerAttr>("tile.pipeline");
   // The drain after the loop (no stage) has nothing in flight: the last
@@ -1579,8 +1660,7 @@ void Distributor::storeStagedCopies(WaitGroupOp w) {
     d.shape.assign(sc.shape.begin(), sc.shape.end());
     d.base = add(d.base, mul(slot, c(d.storedElems())));
     for (int64_t i = 0; i < sc.perThread; ++i) {
-      Value e = mul(add(tid, c(i * threads)), c(sc.vec));
-      SmallVector<Value> t = unflatten(e, sc.shape);
+      SmallVector<Value> t = stagedPiece(sc.shape, sc.vec, i);
       Value dOff = sharedOffset(d, t);
       if (sc.vectors) {
         Value v = memref::LoadOp::create(b, loc, sc.regs, ValueRange{c(i)});
@@ -2793,6 +2873,21 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     stagingAllowed = registerPeak([&](Value buf) {
                        return estimate.lookup(buf);
                      }).second <= tgt.registersPerThread;
+    // Of what the fragments leave, the backend's own live values (matrix
+    // operands it loads itself, addresses) take its reserve; staging holds
+    // as many pieces as fit in the rest, the others go straight into the
+    // stage. TESSERA_SPIRV_STAGE_BUDGET=N: N registers instead; =0: no
+    // budget (the whole tile staged wherever it fits, for A/B measurements).
+    int64_t reserve = hooks.stagingRegisterReserve(tgt);
+    const char *env = std::getenv("TESSERA_SPIRV_STAGE_BUDGET");
+    if (env && *env) {
+      int64_t n = std::atoll(env);
+      stagingBudget = n > 0 ? n : -1;
+    } else if (reserve > 0) {
+      int64_t fragments = registerPeak([](Value) { return 0; }).second;
+      stagingBudget =
+          std::max<int64_t>(0, tgt.registersPerThread - fragments - reserve);
+    }
   }
   specialize(kernel);
   for (auto &[id, p] : bulkPipelines)

@@ -220,6 +220,18 @@ public:
     return false;
   }
 
+  /// Registers per thread this backend's code keeps live beside the
+  /// fragments while register staging (AsyncCopyKind::Registers) holds the
+  /// next tile: matrix operands its atoms load themselves, addresses, loop
+  /// state, none of which the core counts. Staging then holds only the
+  /// pieces that fit in `registersPerThread - fragments - reserve` and
+  /// copies the others straight into their stage. 0: no reserve (stage the
+  /// whole tile wherever fragments and staging fit the register file).
+  virtual int64_t
+  stagingRegisterReserve(const target::TargetDescription & /*tgt*/) const {
+    return 0;
+  }
+
   /// A barrier among the lanes of one warp that orders their shared-memory
   /// accesses (the default: a block barrier, which every lane reaches).
   virtual void emitWarpBarrier(mlir::OpBuilder &b, mlir::Location loc) {
