@@ -26,12 +26,12 @@
 // CHECK-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // CHECK-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-DAG: shfl.sync.bfly.b32
-// CHECK-DAG: ex2.approx.f32
+// CHECK-DAG: ex2.approx.ftz.f32
 
 // SM90: .visible .entry tessera_kernel_flash_attention_fwd(
 // SM90-NOT: .local
 // SM90-DAG: mbarrier.try_wait.parity.shared::cta.b64
 // SM90-DAG: cp.async.bulk.tensor.4d
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-// SM90-DAG: ex2.approx.f32
+// SM90-DAG: ex2.approx.ftz.f32
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, {{{%r[0-9]+,%r[0-9]+,%r[0-9]+,%r[0-9]+}}}, {{%rd[0-9]+}}, p, 1, 1, 1;
