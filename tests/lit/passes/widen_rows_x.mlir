@@ -9,13 +9,16 @@
 // merged fragments fit; the merged rows get warpgroups of their own (the
 // multi-query kernel: 256 threads, two warpgroups of 64 rows sharing each
 // K / V tile). Causal kernels whose key loop ends at a bound computed from
-// the query block keep their blocks.
+// the query block keep their blocks, and so does a one-dimensional grid of
+// row blocks (the back-to-back mlp, whose only axis would halve with its
+// parallelism).
 // TESSERA_WIDEN=xcols merges along x only where columns follow it.
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_mqa_d64_bf16.mlir | FileCheck %s --check-prefix=MQA
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_fwd_d256_cross_f16.mlir | FileCheck %s --check-prefix=D256
 // RUN: env TESSERA_WIDEN=xcols %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_mqa_d64_bf16.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_fwd_d64_causal_bf16.mlir | FileCheck %s --check-prefix=NONE
 // RUN: env TESSERA_WIDEN=explain %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/attn_sliding_window_d64.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=WHY
+// RUN: env TESSERA_WIDEN=explain %tessera-opt --tessera-widen-blocks=target=sm_90a %examples/zoo/mlp_b2b_bf16.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=MLP
 // MQA: tile.kernel blocks(%[[BQ:[a-z0-9]+]], %{{.*}}, %{{.*}}) in ({{.*}}) threads = 256 attributes {tile.widened = array<i64: 2, 1>}
 // MQA: %[[C128:.*]] = arith.constant 128 : index
 // MQA: arith.muli %[[BQ]], %[[C128]]
@@ -30,3 +33,4 @@
 // D256: tile.alloc : <128x256xf32, fragment>
 // NONE-NOT: tile.widened
 // WHY: remark: blocks not merged along x: a column value used by arith.ceildivui
+// MLP: remark: blocks not merged along x: a one-dimensional grid of row blocks keeps its blocks
