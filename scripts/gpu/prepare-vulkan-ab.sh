@@ -36,6 +36,13 @@ for n in $budgets; do
   mkdir -p $a/b$n
   TESSERA_SPIRV_STAGE_BUDGET=$n build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/b$n/gemm.tsb"
 done
+# Piece addresses from piece 0's (the default) against one division per
+# piece (TESSERA_STAGED_PIECE=0), with the budget (sp0) and with whole tiles
+# (sp0b0: the lowering before the budget and the piece change).
+mkdir -p $a/bsp0 $a/bsp0b0
+TESSERA_STAGED_PIECE=0 build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/bsp0/gemm.tsb"
+TESSERA_STAGED_PIECE=0 TESSERA_SPIRV_STAGE_BUDGET=0 build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/bsp0b0/gemm.tsb"
+echo "$budgets sp0 sp0b0" > $a/budgets.txt
 build/default/bin/tessera compile examples/gemm.mlir --target "nvptx64-nvidia-cuda:$chip" -o $a/cuda/gemm.tsb
 # The loader and libglvnd (as prepare-vulkan.sh).
 grep -qx '/.gl/' "$(git rev-parse --git-path info/exclude)" 2>/dev/null || echo '/.gl/' >> "$(git rev-parse --git-path info/exclude)"

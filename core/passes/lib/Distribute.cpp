@@ -1617,6 +1617,14 @@ SmallVector<Value> Distributor::stagedPiece(ArrayRef<int64_t> shape,
   // constants (a driver folds them into its load and store offsets rather
   // than holding an address per piece in registers across the loop).
   int64_t stride = i * threads * vec;
+  // TESSERA_STAGED_PIECE=0: every piece from its own flattened index (the
+  // lowering before, for A/B measurements).
+  static const bool perPiece = [] {
+    const char *v = std::getenv("TESSERA_STAGED_PIECE");
+    return v && std::string(v) == "0";
+  }();
+  if (perPiece)
+    return unflatten(mul(add(tid, c(i * threads)), c(vec)), shape);
   int64_t inner = 1;
   int64_t r = shape.size();
   for (int64_t k = r - 1; k > 0 && stride % (inner * shape[k]) == 0; --k)
