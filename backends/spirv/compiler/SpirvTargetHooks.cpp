@@ -167,7 +167,15 @@ int64_t SpirvTargetHooks::stagingRegisterReserve(
   // with 128 of accumulators and 32 of staging: about 120 beside them, of
   // which 64 are a K step's operand matrices. Targets without cooperative
   // matrices keep staging whole tiles (lavapipe: the vector FMA path).
+  // Holding back that reserve took the spills away (112 -> 16 bytes of
+  // local memory) but ran slower on the H100: 0.846 ms at 4096 against
+  // 0.783 with the whole tile staged and spilling (the direct stores stall
+  // the K loop more than the spills do). So no reserve by default;
+  // TESSERA_SPIRV_STAGE_RESERVE=1 applies it (docs/backends/spirv.md).
   constexpr int64_t kOperandsAndAddresses = 112;
+  const char *env = std::getenv("TESSERA_SPIRV_STAGE_RESERVE");
+  if (!env || std::string(env) != "1")
+    return 0;
   bool coopmat = llvm::any_of(
       tgt.mmaAtoms, [&](const target::MmaAtom &a) { return canEmitAtom(a); });
   return coopmat ? kOperandsAndAddresses : 0;
