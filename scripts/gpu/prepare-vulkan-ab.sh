@@ -14,8 +14,8 @@ chip="${1:-sm_90a}"; host="$(uname -m)-unknown-linux-gnu"
 vk="${VKAB_TARGET:-spirv64-unknown-vulkan1.3:nvidia-vk}"   # lavapipe: a dry run here
 off="TESSERA_SPIRV_WARPS2D=0 TESSERA_SPIRV_STAGING_SPLIT=0 TESSERA_SPIRV_REPACK=1 TESSERA_SPIRV_STAGE_BUDGET=0"
 # gemm with the defaults but for the staging budget: whole tiles staged (b0,
-# main before the budget), 16 registers (b16: half the tile), none (b1: every
-# piece straight into its stage).
+# the default), 16 registers (b16: half the tile), none (b1: every piece
+# straight into its stage).
 budgets="0 16 1"
 if [ -d .devcarry/build ]; then
   scripts/build.sh default >/dev/null
@@ -36,13 +36,13 @@ for n in $budgets; do
   mkdir -p $a/b$n
   TESSERA_SPIRV_STAGE_BUDGET=$n build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/b$n/gemm.tsb"
 done
-# Piece addresses from piece 0's (the default) against one division per
-# piece (TESSERA_STAGED_PIECE=0), with the budget (sp0) and with whole tiles
-# (sp0b0: the lowering before the budget and the piece change).
-mkdir -p $a/bsp0 $a/bsp0b0
-TESSERA_STAGED_PIECE=0 build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/bsp0/gemm.tsb"
-TESSERA_STAGED_PIECE=0 TESSERA_SPIRV_STAGE_BUDGET=0 build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/bsp0b0/gemm.tsb"
-echo "$budgets sp0 sp0b0" > $a/budgets.txt
+# The switches that are off by default: piece addresses from piece 0's
+# (sp1: TESSERA_STAGED_PIECE=1) and the staging reserve (res1:
+# TESSERA_SPIRV_STAGE_RESERVE=1, with the per-piece addresses).
+mkdir -p $a/bsp1 $a/bres1
+TESSERA_STAGED_PIECE=1 build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/bsp1/gemm.tsb"
+TESSERA_SPIRV_STAGE_RESERVE=1 build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/bres1/gemm.tsb"
+echo "$budgets sp1 res1" > $a/budgets.txt
 build/default/bin/tessera compile examples/gemm.mlir --target "nvptx64-nvidia-cuda:$chip" -o $a/cuda/gemm.tsb
 # The loader and libglvnd (as prepare-vulkan.sh).
 grep -qx '/.gl/' "$(git rev-parse --git-path info/exclude)" 2>/dev/null || echo '/.gl/' >> "$(git rev-parse --git-path info/exclude)"
