@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <elf.h>
 #include <filesystem>
@@ -260,7 +261,36 @@ std::string tessera::compileCacheKey(const std::string &source, int optLevel,
     parts.push_back(t.triple + ":" + t.chip);
     parts.push_back(plugins.versionFor(t.triple));
   }
+  // The compiler's switches (A/B settings, tools it runs, where targets
+  // come from) decide the bytes too; each one set is part of the key, so a
+  // bundle compiled with TESSERA_PTX_FAST=0 is never answered from one
+  // compiled without it. Unset ones add nothing: default keys stay as they
+  // were.
+  for (const char *name : compilerSwitches())
+    if (const char *v = std::getenv(name))
+      parts.push_back(std::string("env ") + name + "=" + v);
   return CompileCache::key(parts);
+}
+
+const std::vector<const char *> &tessera::compilerSwitches() {
+  static const std::vector<const char *> names = {
+      "TESSERA_CLUSTERS",
+      "TESSERA_CUDA_TWINS",
+      "TESSERA_CUDA_WARP_SPECIALIZATION",
+      "TESSERA_FMA_LAYOUT",
+      "TESSERA_LD_LLD",
+      "TESSERA_MASK_VERSION",
+      "TESSERA_PTXAS",
+      "TESSERA_PTX_FAST",
+      "TESSERA_SPIRV_REPACK",
+      "TESSERA_SPIRV_STAGE_BUDGET",
+      "TESSERA_SPIRV_STAGE_RESERVE",
+      "TESSERA_SPIRV_STAGING_SPLIT",
+      "TESSERA_SPIRV_WARPS2D",
+      "TESSERA_STAGED_PIECE",
+      "TESSERA_TARGET_PATH",
+      "TESSERA_WIDEN"};
+  return names;
 }
 
 bool tessera::compileCacheKeyForFile(

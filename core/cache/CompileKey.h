@@ -94,6 +94,12 @@ private:
   std::string coreIdentity = "none";
 };
 
+/// The environment variables that change what the compiler emits (A/B
+/// switches, the ptxas and ld.lld it runs, the target folder); each one set
+/// is part of compileCacheKey. A compiler switch not listed here would let
+/// the cache answer a compile made with another setting: list new ones.
+const std::vector<const char *> &compilerSwitches();
+
 /// The cache key of compiling `source` (the file's text) at `optLevel` for
 /// `targets` (already defaulted: never empty), with the plugins of `plugins`.
 std::string compileCacheKey(const std::string &source, int optLevel,

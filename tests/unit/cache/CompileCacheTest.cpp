@@ -97,6 +97,31 @@ TEST(CompileKey, EveryInputChangesTheKey) {
                             none));
 }
 
+TEST(CompileKey, CompilerSwitchesAreInTheKey) {
+  CompilerPluginIndex none(std::vector<std::string>{});
+  std::vector<TargetSpec> host = {{"x86_64-unknown-linux-gnu", ""}};
+  for (const char *name : compilerSwitches())
+    ASSERT_EQ(std::getenv(name), nullptr)
+        << name << " set in the test's environment";
+  std::string base = compileCacheKey("src", 3, host, none);
+  for (const char *name : {"TESSERA_PTX_FAST", "TESSERA_WIDEN",
+                           "TESSERA_MASK_VERSION", "TESSERA_FMA_LAYOUT"}) {
+    SCOPED_TRACE(name);
+    setenv(name, "0", 1);
+    std::string off = compileCacheKey("src", 3, host, none);
+    setenv(name, "1", 1);
+    std::string one = compileCacheKey("src", 3, host, none);
+    unsetenv(name);
+    EXPECT_NE(base, off);
+    EXPECT_NE(off, one);
+    EXPECT_EQ(base, compileCacheKey("src", 3, host, none));
+  }
+  // Variables that do not change what is compiled leave the key alone.
+  setenv("TESSERA_MLIR_TIMING", "1", 1);
+  EXPECT_EQ(base, compileCacheKey("src", 3, host, none));
+  unsetenv("TESSERA_MLIR_TIMING");
+}
+
 TEST(CompileKey, LocationsDoNotChangeTheKey) {
   CompilerPluginIndex none(std::vector<std::string>{});
   std::vector<TargetSpec> host = {{"x86_64-unknown-linux-gnu", ""}};
