@@ -69,33 +69,22 @@ namespace {
 /// that LLVM selects costs ptxas a range test and two multiplies around the
 /// MUFU.EX2 to keep denormal results; an approximate exp gives those up
 /// (results below 2^-126 flush to zero).
-struct ApproxExpToEx2 : OpRewritePattern<math::ExpOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::ExpOp op,
-                                PatternRewriter &rw) const override {
+template <typename ExpOp, bool natural>
+struct ApproxExpToEx2 : OpRewritePattern<ExpOp> {
+  using OpRewritePattern<ExpOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ExpOp op, PatternRewriter &rw) const override {
     if (!op.getType().isF32() ||
         !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
       return failure();
     tessera::cuda::PtxEmitter p(rw, op.getLoc());
-    Value log2e = arith::ConstantOp::create(
-        rw, op.getLoc(), rw.getF32FloatAttr(1.4426950408889634f));
-    Value x = arith::MulFOp::create(rw, op.getLoc(), op.getOperand(), log2e);
+    Value x = op.getOperand();
+    if (natural)
+      x = arith::MulFOp::create(
+          rw, op.getLoc(), x,
+          arith::ConstantOp::create(rw, op.getLoc(),
+                                    rw.getF32FloatAttr(1.4426950408889634f)));
     rw.replaceOp(op, p.pureAsm("ex2.approx.ftz.f32 $0, $1;", "=f,f", {x},
                                rw.getF32Type()));
-    return success();
-  }
-};
-
-struct ApproxExp2ToEx2 : OpRewritePattern<math::Exp2Op> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::Exp2Op op,
-                                PatternRewriter &rw) const override {
-    if (!op.getType().isF32() ||
-        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
-      return failure();
-    tessera::cuda::PtxEmitter p(rw, op.getLoc());
-    rw.replaceOp(op, p.pureAsm("ex2.approx.ftz.f32 $0, $1;", "=f,f",
-                               {op.getOperand()}, rw.getF32Type()));
     return success();
   }
 };
@@ -119,7 +108,8 @@ struct NvptxPreparePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);
-    patterns.add<ApproxExpToEx2, ApproxExp2ToEx2>(&getContext());
+    patterns.add<ApproxExpToEx2<math::ExpOp, true>,
+                 ApproxExpToEx2<math::Exp2Op, false>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -467,6 +467,14 @@ private:
     e.append(shape.begin(), shape.end());
     return e;
   }
+  /// Whether a copy of a rank-r tile of `shape` at `off` lies wholly inside
+  /// the tensor of sizes `dims` (and `aligned`, when given, holds).
+  Value tileInside(Value aligned, ValueRange off, ArrayRef<Value> dims,
+                   ArrayRef<int64_t> shape);
+  /// The copies of a tile wholly inside the tensor (the common case) take
+  /// no per-piece checks: `body(false)` where `inside` holds, `body(true)`
+  /// elsewhere.
+  void splitOnInside(Value inside, function_ref<void(bool checked)> body);
   /// The element of global memref `mem` at indices `g`, zero where `valid`
   /// is false: through the target's loads where `gl` is given, else masked.
   Value loadGlobalElem(const GlobalLoads *gl, Value mem, ArrayRef<Value> g,
@@ -1406,18 +1414,7 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
       return;
     }
     // A tile wholly inside the tensor (the common case) skips the checks.
-    SmallVector<Value> in{aligned};
-    for (int64_t k = 0; k < rank; ++k) {
-      int64_t ext = k < rank - r ? 1 : shape[k - (rank - r)];
-      in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                         add(off[k], c(ext)), dims[k]));
-    }
-    auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
-    OpBuilder::InsertionGuard gd(b);
-    b.setInsertionPoint(split.thenBlock()->getTerminator());
-    copyLoop(false);
-    b.setInsertionPoint(split.elseBlock()->getTerminator());
-    copyLoop(true);
+    splitOnInside(tileInside(aligned, off, dims, shape), copyLoop);
   };
   // Targets with asynchronous copies into shared memory issue those.
   if (async && tgt.asyncCopy != target::AsyncCopyKind::Registers)
@@ -1586,19 +1583,7 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
       loadPieces(true);
       return;
     }
-    SmallVector<Value> in{aligned};
-    int64_t r = sc.shape.size();
-    for (int64_t k = 0; k < rank; ++k) {
-      int64_t ext = k < rank - r ? 1 : sc.shape[k - (rank - r)];
-      in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                         add(off[k], c(ext)), dims[k]));
-    }
-    auto whole = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
-    OpBuilder::InsertionGuard gd(b);
-    b.setInsertionPoint(whole.thenBlock()->getTerminator());
-    loadPieces(false);
-    b.setInsertionPoint(whole.elseBlock()->getTerminator());
-    loadPieces(true);
+    splitOnInside(tileInside(aligned, off, dims, sc.shape), loadPieces);
   };
   withGlobalLoads(mem, dims, off, tileExtents(rank, sc.shape),
                   [&](const GlobalLoads *gl) {
@@ -1606,6 +1591,28 @@ FailureOr<bool> Distributor::stageInRegisters(Operation *op, Value src,
                     loadAll();
                   });
   return true;
+}
+
+Value Distributor::tileInside(Value aligned, ValueRange off,
+                              ArrayRef<Value> dims, ArrayRef<int64_t> shape) {
+  SmallVector<Value> in;
+  if (aligned)
+    in.push_back(aligned);
+  SmallVector<int64_t> ext = tileExtents(int64_t(dims.size()), shape);
+  for (auto [k, e] : llvm::enumerate(ext))
+    in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                       add(off[k], c(e)), dims[k]));
+  return andAll(b, loc, in);
+}
+
+void Distributor::splitOnInside(Value inside,
+                                function_ref<void(bool checked)> body) {
+  auto split = scf::IfOp::create(b, loc, inside, /*withElse=*/true);
+  OpBuilder::InsertionGuard gd(b);
+  b.setInsertionPoint(split.thenBlock()->getTerminator());
+  body(false);
+  b.setInsertionPoint(split.elseBlock()->getTerminator());
+  body(true);
 }
 
 SmallVector<Value> Distributor::stagedPiece(ArrayRef<int64_t> shape,
@@ -1781,28 +1788,12 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
   // A tile wholly inside the tensor, rows aligned to the vector (the common
   // case) takes no per-vector checks: no edge indices stay live across the
   // copy, which keeps epilogues beside large accumulators in registers.
-  SmallVector<Value> in;
-  if (vec > 1)
-    in.push_back(aligned);
   int64_t tileRank = int64_t(f.layout.getOutDims().size());
-  for (int64_t k = 0; k < rank; ++k) {
-    int64_t ext = k < rank - tileRank ? 1
-                                      : f.layout.getOutDimSize(layout::dimName(
-                                            int(k - (rank - tileRank))));
-    in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                       add(off[k], c(ext)), dims[k]));
-  }
   SmallVector<int64_t> tileShape;
   for (int64_t k = 0; k < tileRank; ++k)
     tileShape.push_back(f.layout.getOutDimSize(layout::dimName(int(k))));
-  auto copyAll = [&]() {
-    auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
-    OpBuilder::InsertionGuard gd(b);
-    b.setInsertionPoint(split.thenBlock()->getTerminator());
-    copyRegs(false);
-    b.setInsertionPoint(split.elseBlock()->getTerminator());
-    copyRegs(true);
-  };
+  Value inside = tileInside(vec > 1 ? aligned : Value(), off, dims, tileShape);
+  auto copyAll = [&]() { splitOnInside(inside, copyRegs); };
   if (toGlobal)
     copyAll();
   else
@@ -2508,16 +2499,13 @@ LogicalResult Distributor::lowerAtomic(AtomicOp a) {
     if (!owner && vec > 1 && a.getKind() == AtomicKind::Add &&
         isa<FloatType>(mt.getElementType()) && mt.getElementType() == ft.elem) {
       int eb = int(mt.getElementType().getIntOrFloatBitWidth() / 8);
-      SmallVector<Value> in{rowsAligned(mem, dims, vec, eb)};
-      for (int64_t k = 0; k < rank; ++k) {
-        int64_t ext = k < rank - tileRank
-                          ? 1
-                          : ft.layout.getOutDimSize(
-                                layout::dimName(int(k - (rank - tileRank))));
-        in.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                           add(off[k], c(ext)), dims[k]));
-      }
-      auto split = scf::IfOp::create(b, loc, andAll(b, loc, in), true);
+      SmallVector<int64_t> tileShape;
+      for (int64_t k = 0; k < tileRank; ++k)
+        tileShape.push_back(ft.layout.getOutDimSize(layout::dimName(int(k))));
+      auto split = scf::IfOp::create(
+          b, loc,
+          tileInside(rowsAligned(mem, dims, vec, eb), off, dims, tileShape),
+          true);
       OpBuilder::InsertionGuard gd(b);
       b.setInsertionPoint(split.thenBlock()->getTerminator());
       Value gptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);

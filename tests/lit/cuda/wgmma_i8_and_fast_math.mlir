@@ -12,6 +12,17 @@
 // RUN: FileCheck %s --check-prefix=FAST < %t/a/kernel.sm_90a.ptx
 // RUN: env TESSERA_PTX_FAST=0 %tessera compile %examples/zoo/attn_mqa_d64_bf16.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/b.tsb --dump-dir %t/b
 // RUN: FileCheck %s --check-prefix=SLOW < %t/b/kernel.sm_90a.ptx
+// An `afn` exp2 is one inline ex2.approx.ftz.f32 of its operand (4 per
+// thread here); the exact exp beside it keeps LLVM's lowering, and
+// TESSERA_PTX_FAST=0 leaves the exp2 to LLVM (ex2.approx.f32, no ftz).
+// RUN: %tessera compile %S/Inputs/exp2_afn.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/e.tsb --dump-dir %t/e
+// RUN: grep -A1 "begin inline asm" %t/e/kernel.sm_90a.ptx | grep -c "ex2.approx.ftz.f32" | FileCheck %s --check-prefix=EXP2
+// RUN: env TESSERA_PTX_FAST=0 %tessera compile %S/Inputs/exp2_afn.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/f.tsb --dump-dir %t/f
+// RUN: FileCheck %s --check-prefix=EXP2NOFTZ < %t/e/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=EXP2SLOW < %t/f/kernel.sm_90a.ptx
+// EXP2: {{^4$}}
+// EXP2NOFTZ-NOT: ex2.approx.f32
+// EXP2SLOW: ex2.approx.f32
 // I8: .entry tessera_kernel_gemm_i8_i32(
 // I8: wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p;
 // I8-NOT: mma.sync

@@ -21,6 +21,12 @@
 // RUN: spirv-val --target-env vulkan1.3 %t/n/kernels.nvidia-vk.spv
 // RUN: spirv-dis %t/n/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=NONE
 // RUN: spirv-dis %t/n/kernels.nvidia-vk.spv | grep -c OpLoopMerge | FileCheck %s --check-prefix=ONELOOP
+// TESSERA_STAGED_PIECE=1 computes the staged pieces from piece 0 (constant
+// row offsets): fewer divisions than one flattened index per piece.
+// RUN: spirv-dis %t/dd/kernels.nvidia-vk.spv | grep -c OpUMod | FileCheck %s --check-prefix=UMOD38
+// RUN: env TESSERA_STAGED_PIECE=1 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/p.tsb --dump-dir %t/p
+// RUN: spirv-val --target-env vulkan1.3 %t/p/kernels.nvidia-vk.spv
+// RUN: spirv-dis %t/p/kernels.nvidia-vk.spv | grep -c OpUMod | FileCheck %s --check-prefix=UMOD20
 // lavapipe (no cooperative matrices, no reserve) stages whole tiles.
 // RUN: %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:lavapipe -o %t/l.tsb --dump-dir %t/l
 // RUN: spirv-dis %t/l/kernels.lavapipe.spv | FileCheck %s --check-prefix=LAVA
@@ -31,4 +37,6 @@
 // WHOLE-NOT: %_arr_v4uint_uint_3 = OpTypeArray
 // WHOLE: %_arr_v4uint_uint_4 = OpTypeArray %v4uint %uint_4
 // NONE-NOT: OpAccessChain %_ptr_Function_v4uint
+// UMOD38: {{^38$}}
+// UMOD20: {{^20$}}
 // LAVA-NOT: %_arr_v4uint_uint_3 = OpTypeArray

@@ -132,7 +132,9 @@ Reads countReads(const target::TargetDescription &d, const GemmCase &g,
   return out;
 }
 
-TEST(FmaLayout, AccumulatorHoldsEveryElementOnce) {
+/// Calls `check` with every shipped target, every case, its warps and the
+/// accumulator layout of the tiling chosen for it (which must exist).
+template <typename Fn> void forEachChosenLayout(Fn check) {
   for (const std::string &file : targetFiles()) {
     target::TargetDescription d = load(file);
     for (const GemmCase &g : kCases) {
@@ -140,33 +142,31 @@ TEST(FmaLayout, AccumulatorHoldsEveryElementOnce) {
       auto t = passes::chooseFmaTiling(
           g.m, g.n, d.warpSize, warps, operand(d, g.aKContiguous, g.k),
           operand(d, g.bKContiguous, g.k), d.banks);
-      ASSERT_TRUE(t) << d.name;
-      layout::LinearLayout c = passes::fmaAccumulatorLayout(*t);
-      EXPECT_EQ(c.getTotalInDimSize(), int64_t(g.m) * g.n) << d.name;
-      EXPECT_EQ(c.getInDimSize(layout::kLane), d.warpSize) << d.name;
-      EXPECT_EQ(c.getInDimSize(layout::kWarp), warps) << d.name;
-      EXPECT_NO_THROW(c.invert()) << d.name << " " << g.m << "x" << g.n;
+      ASSERT_TRUE(t) << d.name << " " << g.m << "x" << g.n;
+      check(d, g, warps, passes::fmaAccumulatorLayout(*t));
     }
   }
 }
 
+TEST(FmaLayout, AccumulatorHoldsEveryElementOnce) {
+  forEachChosenLayout([](const target::TargetDescription &d, const GemmCase &g,
+                         int warps, const layout::LinearLayout &c) {
+    EXPECT_EQ(c.getTotalInDimSize(), int64_t(g.m) * g.n) << d.name;
+    EXPECT_EQ(c.getInDimSize(layout::kLane), d.warpSize) << d.name;
+    EXPECT_EQ(c.getInDimSize(layout::kWarp), warps) << d.name;
+    EXPECT_NO_THROW(c.invert()) << d.name << " " << g.m << "x" << g.n;
+  });
+}
+
 TEST(FmaLayout, OperandReadsAreConflictFreeOnEveryTarget) {
-  for (const std::string &file : targetFiles()) {
-    target::TargetDescription d = load(file);
-    for (const GemmCase &g : kCases) {
-      int warps = std::max(1, g.threads / std::max(1, d.warpSize));
-      auto t = passes::chooseFmaTiling(
-          g.m, g.n, d.warpSize, warps, operand(d, g.aKContiguous, g.k),
-          operand(d, g.bKContiguous, g.k), d.banks);
-      ASSERT_TRUE(t);
-      layout::LinearLayout c = passes::fmaAccumulatorLayout(*t);
-      for (bool isA : {true, false})
-        EXPECT_EQ(countReads(d, g, c, isA).conflicts, 0)
-            << d.name << " " << g.m << "x" << g.n << "x" << g.k
-            << (isA ? " A" : " B") << (g.aKContiguous ? " A[M,K]" : " A[K,M]")
-            << (g.bKContiguous ? " B[N,K]" : " B[K,N]");
-    }
-  }
+  forEachChosenLayout([](const target::TargetDescription &d, const GemmCase &g,
+                         int, const layout::LinearLayout &c) {
+    for (bool isA : {true, false})
+      EXPECT_EQ(countReads(d, g, c, isA).conflicts, 0)
+          << d.name << " " << g.m << "x" << g.n << "x" << g.k
+          << (isA ? " A" : " B") << (g.aKContiguous ? " A[M,K]" : " A[K,M]")
+          << (g.bKContiguous ? " B[N,K]" : " B[K,N]");
+  });
 }
 
 // The transposed-B linear layer on sm_90a: the plain blocked layout (4
