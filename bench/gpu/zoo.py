@@ -18,6 +18,7 @@ cases time SDPA's flash and cuDNN backends separately (flash_ratio and
 cudnn_ratio); a backend that refuses the case is reported as such.
 """
 import json
+import os
 import math
 import subprocess
 import sys
@@ -248,17 +249,37 @@ def main():
         sdpa_peers(qd, kd, kd), extra={"attention": True, "plus": ("attn_decode_combine",
                                                                      f"B={Bd},H={Hd},Sq=1,HS={Hd * NS}", [])})
 
+    # ZOO_ALT=<dir>: the same bundles compiled another way (a compiler
+    # switch), timed alternately with these (A B A B, the better of each) as
+    # "alt_ms"; ZOO_NO_PEERS=1 skips the torch peers (for such A/B runs).
+    alt = os.environ.get("ZOO_ALT")
+    no_peers = os.environ.get("ZOO_NO_PEERS") == "1"
+
+    def timed(folder, bundle, shape, scalars, extra, row, key):
+        ms = tessera(binary, f"{folder}/{bundle}.tsb", shape, scalars)
+        if "plus" in extra:
+            b2, s2, sc2 = extra["plus"]
+            parts = [ms, tessera(binary, f"{folder}/{b2}.tsb", s2, sc2)]
+            row[key.replace("_ms", "_parts_ms")] = parts
+            ms = sum(parts)
+        return ms
+
     for case, bundle, shape, scalars, peers, extra in cases:
         row = {"case": case, "shape": shape}
         try:
-            ms = tessera(binary, f"{zoo}/{bundle}.tsb", shape, scalars)
-            if "plus" in extra:
-                b2, s2, sc2 = extra["plus"]
-                row["tessera_parts_ms"] = [ms, tessera(binary, f"{zoo}/{b2}.tsb", s2, sc2)]
-                ms = sum(row["tessera_parts_ms"])
+            ms = timed(zoo, bundle, shape, scalars, extra, row, "tessera_ms")
+            if alt:
+                a = timed(alt, bundle, shape, scalars, extra, row, "alt_ms")
+                ms = min(ms, timed(zoo, bundle, shape, scalars, extra, row, "tessera_ms"))
+                a = min(a, timed(alt, bundle, shape, scalars, extra, row, "alt_ms"))
+                row["alt_ms"] = a
+                row["alt_gain"] = round(ms / a, 3)
             row["tessera_ms"] = ms
         except Exception as ex:
             row["tessera_error"] = str(ex)[-300:]
+        if no_peers:
+            print(json.dumps(row), flush=True)
+            continue
         if extra.get("attention"):
             for label, fn in peers.items():
                 try:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -261,6 +262,19 @@ tessera_status_t LaunchBuilder::evaluateGrid(uint32_t out[3]) {
   for (size_t i = 0; i < plan.symbols.size(); ++i)
     if (symbolArg[i] != LaunchScratch::kUnbound)
       env.symbols.emplace(plan.symbols[i], symbolValue[i]);
+  // The device's multiprocessors (compute units): persistent kernels launch
+  // at most one block per unit (docs/bundle.md).
+  // TESSERA_COMPUTE_UNITS=N stands in for the device's count (tests make
+  // each block walk several tiles on small shapes with it).
+  static const int64_t unitsOverride = [] {
+    const char *e = std::getenv("TESSERA_COMPUTE_UNITS");
+    return e && *e ? std::max<int64_t>(1, std::atoll(e)) : int64_t(0);
+  }();
+  if (kernel.module && kernel.module->device)
+    env.symbols.emplace(
+        bundle::kComputeUnitsSymbol,
+        unitsOverride ? unitsOverride
+                      : int64_t(kernel.module->device->info.compute_units));
   env.dim = [this](int64_t arg, int64_t dim, int64_t &value) {
     if (arg < 0 || arg >= static_cast<int64_t>(argDims.size()) || dim < 0 ||
         dim >= static_cast<int64_t>(argDims[arg].rank))

@@ -680,9 +680,11 @@ void CudaTargetHooks::emitRoleStart(OpBuilder &b, Location loc, bool copyRole,
 }
 
 void CudaTargetHooks::emitPartialBarrier(OpBuilder &b, Location loc,
-                                         int64_t threads) {
+                                         int64_t threads, bool untilReads) {
   PtxEmitter p(b, loc);
-  if (wgmma)
+  // (fence.proxy.async is a MEMBAR.ALL.CTA in SASS: it also waits for the
+  // thread's outstanding global stores, e.g. a whole epilogue's.)
+  if (wgmma && !untilReads)
     p.asmOp("fence.proxy.async.shared::cta;", "", ValueRange{});
   // Named barrier 1 (0 is the block's): the first `threads` threads.
   p.asmOp("bar.sync 1, $0;", "r", ValueRange{p.c32(threads)});

@@ -104,7 +104,11 @@ public:
   void emitRoleStart(mlir::OpBuilder &b, mlir::Location loc, bool copyRole,
                      int64_t consumerThreads, int64_t copyThreads) override;
   void emitPartialBarrier(mlir::OpBuilder &b, mlir::Location loc,
-                          int64_t threads) override;
+                          int64_t threads, bool untilReads = false) override;
+  bool persistentBlocks() const override {
+    return wgmma && bulkCopies && warpSpecialization && persistent;
+  }
+  bool persistentTwin() const override { return twinPersistent; }
 
   /// A tensor map the kernel being distributed uses (its index is its place
   /// in tensorMaps()): the descriptor words after the slot (LowerTileToGpu.h).
@@ -122,6 +126,10 @@ public:
   void setBulkCopies(bool on) { bulkCopies = on; }
   /// Whether loops on TMA copies get a copy warp.
   void setWarpSpecialization(bool on) { warpSpecialization = on; }
+  /// Whether warp-specialized kernels walk their tiles on persistent blocks.
+  void setPersistentBlocks(bool on) { persistent = on; }
+  /// Whether the kernel being distributed is the twin of a persistent one.
+  void setPersistentTwin(bool on) { twinPersistent = on; }
 
 private:
   void issueBulkCopy(mlir::OpBuilder &b, mlir::Location loc, const BulkCopy &c,
@@ -131,6 +139,8 @@ private:
   bool wgmma;
   bool bulkCopies = true;
   bool warpSpecialization = false;
+  bool persistent = false;
+  bool twinPersistent = false;
   std::vector<TensorMap> maps;
 };
 

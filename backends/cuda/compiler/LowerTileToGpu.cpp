@@ -153,11 +153,16 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       return a.kind == tessera::target::MmaKind::Wgmma;
     });
     CudaTargetHooks hooks(hasWgmma);
-    // A copy warp for loops on TMA copies is opt-in for now
-    // (TESSERA_CUDA_WARP_SPECIALIZATION=1): on the H100 it is slower than
-    // thread 0 issuing the copies for most of the zoo (docs/benchmarks.md).
+    // A copy warp for loops on TMA copies feeding wgmma, in kernels that
+    // stay one block per SM (distribution decides; docs/backends/cuda.md);
+    // TESSERA_CUDA_WARP_SPECIALIZATION=0 turns it off.
     const char *ws = std::getenv("TESSERA_CUDA_WARP_SPECIALIZATION");
-    hooks.setWarpSpecialization(ws && *ws && std::string(ws) != "0");
+    hooks.setWarpSpecialization(!(ws && std::string(ws) == "0"));
+    // Warp-specialized kernels walk their tiles on persistent blocks with
+    // TESSERA_PERSISTENT=1: measured slower on the H200 so far, so opt-in
+    // (docs/backends/cuda.md, docs/benchmarks.md).
+    const char *pe = std::getenv("TESSERA_PERSISTENT");
+    hooks.setPersistentBlocks(pe && std::string(pe) == "1");
     {
       tessera::ScopedPhase phase("tile passes");
       if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))
@@ -169,13 +174,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       // whole pairs: the metadata takes the formulas the passes left.
       // Widened blocks (tile.widened) launch fewer, larger blocks.
       bool widened = f.getKernel()->hasAttr("tile.widened");
-      if (grids &&
-          (widened || f.getKernel()->hasAttr("tile.cluster_rounded"))) {
-        auto info = tessera::extractKernelInfo(f);
-        if (failed(info))
-          return failure();
+      auto info = tessera::extractKernelInfo(f);
+      if (failed(info))
+        return failure();
+      if (grids && (widened || f.getKernel()->hasAttr("tile.cluster_rounded")))
         grids->emplace_back(name, info->grid);
-      }
       gpu::GPUFuncOp fn = createKernelFunction(f, gpuModule, converter);
       if (!fn)
         return failure();
@@ -205,7 +208,9 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       std::vector<CudaTargetHooks::TensorMap> maps = hooks.takeTensorMaps();
       if (dk.bulkCopies) {
         hooks.setBulkCopies(false);
+        hooks.setPersistentTwin(dk.persistent);
         LogicalResult twinOk = distribute(twin, twinDk);
+        hooks.setPersistentTwin(false);
         hooks.setBulkCopies(true);
         if (failed(twinOk))
           return failure();
@@ -253,6 +258,27 @@ LogicalResult tessera::cuda::lowerTileToGpu(
         if (desc->registersPerBlock > 0 && half < 255 && bySmem >= 2 &&
             dk.fragmentRegisters + kRegisterOverhead <= half)
           fn->setAttr("nvvm.minctasm", OpBuilder(ctx).getI32IntegerAttr(2));
+      }
+      // Persistent blocks: as many blocks as stay resident on the device's
+      // multiprocessors, at most one per tile; each walks the tiles.
+      if (dk.persistent && grids) {
+        std::string tiles;
+        for (const std::string &g : info->grid)
+          if (g != "1")
+            tiles += (tiles.empty() ? "(" : " * (") + g + ")";
+        if (tiles.empty())
+          tiles = "1";
+        std::string perSm = fn->hasAttr("nvvm.minctasm") ? "2 * " : "";
+        std::array<std::string, 3> pg = {
+            "min(" + tiles + ", " + perSm + "__compute_units)", "1", "1"};
+        bool found = false;
+        for (auto &[n, g] : *grids)
+          if (n == name) {
+            g = pg;
+            found = true;
+          }
+        if (!found)
+          grids->emplace_back(name, pg);
       }
       shared.emplace_back(name, (unsigned)dk.sharedBytes);
     }

@@ -237,6 +237,18 @@ private:
   /// the consumers and block barriers are among them only.
   int64_t consumerThreads = 0;
   void specialize(KernelOp kernel);
+  /// Persistent blocks (TargetHooks::persistentBlocks / persistentTwin):
+  /// loops over the program's blocks, each with the linear block index as
+  /// its induction variable (run() derives the block ids from it).
+  SmallVector<scf::ForOp> tileLoops;
+  bool persistent = false;
+  /// The kernel gets a copy warp (decided before the shared-memory plan of
+  /// its barriers): copyWarpPays.
+  bool copyWarp = false;
+  bool copyWarpPays(KernelOp kernel, int64_t sharedBytes);
+  scf::ForOp beginTileLoop(KernelOp kernel, Location l, ValueRange inits);
+  bool stagesExclusive(KernelOp kernel);
+  void persistTwin(KernelOp kernel);
   void hoistRefills(KernelOp kernel);
   /// Gemms that accumulate across the iterations of a pipelined loop into
   /// a tile nothing else in the loop touches (decided on the tile IR, before
@@ -2805,6 +2817,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     return kernel.emitOpError(
         "has no shared-memory plan: run tessera-plan-shared first");
   scratchBase = llvm::alignTo(sb.getInt(), 128);
+  copyWarp = copyWarpPays(kernel, sb.getInt());
   if (int64_t end =
           planMulticast(kernel, planBulkPipelines(kernel, sb.getInt()));
       end > 0)
@@ -2891,6 +2904,8 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   for (auto &[id, p] : bulkPipelines)
     if (!consumerThreads)
       p.empties = -1;
+  if (!consumerThreads && hooks.persistentTwin() && !kernel.getGrid().empty())
+    persistTwin(kernel);
   // The kernel's region becomes straight-line code in the function.
   static const gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y,
                                         gpu::Dimension::z};
@@ -2919,6 +2934,27 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   };
   auto raster = kernel->getAttrOfType<IntegerAttr>("tile.raster");
   int64_t G = raster ? raster.getInt() : 1;
+  // Persistent blocks: inside each walk over the tiles, the block ids are
+  // the tile's linear index split over the program's grid (x fastest), in
+  // the same grouped order.
+  for (scf::ForOp walk : tileLoops) {
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPointToStart(walk.getBody());
+    ValueRange grid = kernel.getGrid();
+    SmallVector<Value, 3> ids;
+    Value rest = walk.getInductionVar();
+    for (size_t i = 0; i + 1 < grid.size(); ++i) {
+      ids.push_back(arith::RemUIOp::create(b, loc, rest, grid[i]));
+      rest = arith::DivUIOp::create(b, loc, rest, grid[i]);
+    }
+    ids.push_back(rest);
+    if (G > 1 && ids.size() >= 2)
+      std::tie(ids[0], ids[1]) = grouped(ids[0], ids[1], grid[0], grid[1], G);
+    for (auto [i, arg] : llvm::enumerate(kb.getArguments()))
+      arg.replaceUsesWithIf(ids[i], [&](OpOperand &u) {
+        return walk->isProperAncestor(u.getOwner());
+      });
+  }
   if (paired) {
     // Pairs of blocks (x, 2j), (x, 2j + 1) are the unit of the order: the
     // hardware's pair (a cluster when copies are multicast) is y / 2, the
@@ -3034,6 +3070,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
       threads + (consumerThreads ? hooks.copyWarpThreads(threads) : 0);
   if (clustered)
     out.cluster[1] = 2;
+  out.persistent = persistent;
   return success();
 }
 
@@ -3106,7 +3143,7 @@ int64_t Distributor::planMulticast(KernelOp kernel, int64_t base) {
   paired = cl && cl.getInt() == 2 && kernel->hasAttr("tile.cluster_rounded") &&
            kernel.getGrid().size() >= 2;
   if (!paired || hooks.clusterMulticast() < 2 || bulkPipelines.size() != 1 ||
-      hooks.copyWarpThreads(threads) > 0)
+      copyWarp)
     return base;
   // Both blocks of a pair must run the same iterations of the same loop.
   SmallVector<scf::ForOp> loops;
@@ -3291,7 +3328,7 @@ void Distributor::hoistRefills(KernelOp kernel) {
 /// the copy warp can recompute; otherwise the kernel stays as it is.
 void Distributor::specialize(KernelOp kernel) {
   int64_t extra = hooks.copyWarpThreads(threads);
-  if (extra <= 0 || bulkPipelines.size() != 1)
+  if (!copyWarp || extra <= 0 || bulkPipelines.size() != 1)
     return;
   Block &kb = kernel.getBodyBlock();
   SmallVector<scf::ForOp> loops;
@@ -3387,6 +3424,23 @@ void Distributor::specialize(KernelOp kernel) {
     });
   if (!pure)
     return;
+  // Persistent blocks: the stage barriers' phases run on across the tiles a
+  // block walks, so both roles count iterations from a running base; the
+  // copy warp fills the next tile's stages while the consumers finish the
+  // last, which needs stage bytes no other tile shares.
+  // The loop's stage wait names slot t % S of its iteration number t
+  // (tessera-pipeline-loops); persistent, t counts from the base.
+  Value pt;
+  WaitGroupOp stageWait;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto w = dyn_cast<WaitGroupOp>(op);
+        w && ours(w) && w.getStage().size() == 2)
+      if (auto r = w.getStage()[0].getDefiningOp<arith::RemUIOp>()) {
+        pt = r.getLhs();
+        stageWait = w;
+      }
+  bool persist = hooks.persistentBlocks() && !kernel.getGrid().empty() && pt &&
+                 stagesExclusive(kernel);
 
   // Allocs first, then the split.
   Operation *firstOp = &kb.front();
@@ -3408,6 +3462,28 @@ void Distributor::specialize(KernelOp kernel) {
   // (Every alloc is before the split; the kernel's terminator stays.)
   while (!split->getNextNode()->hasTrait<OpTrait::IsTerminator>())
     split->getNextNode()->moveBefore(consumers->getTerminator());
+  // The trip count of the pipelined loop for one tile (both roles compute
+  // it from the same bounds).
+  auto tripCount = [&](Value lo, Value hi, Value st) {
+    Value any = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ugt, hi, lo);
+    Value n = arith::CeilDivUIOp::create(
+        b, l, arith::SubIOp::create(b, l, hi, lo), st);
+    return arith::SelectOp::create(b, l, any, n, c(0)).getResult();
+  };
+  // The consumers' walk over the tiles: the body moves into it.
+  Value cBase;
+  scf::ForOp cTiles;
+  if (persist) {
+    SmallVector<Operation *> body;
+    for (Operation &op : consumers->without_terminator())
+      body.push_back(&op);
+    b.setInsertionPoint(consumers->getTerminator());
+    cTiles = beginTileLoop(kernel, l, ValueRange{c(0)});
+    cBase = cTiles.getRegionIterArgs()[0];
+    Block *tb = cTiles.getBody();
+    for (Operation *op : body)
+      op->moveBefore(tb, tb->end());
+  }
   // The copy warp.
   b.setInsertionPoint(consumers, consumers->begin());
   hooks.emitRoleStart(b, l, /*copyRole=*/false, threads, extra);
@@ -3417,6 +3493,13 @@ void Distributor::specialize(KernelOp kernel) {
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, tid, c(threads));
   auto only = scf::IfOp::create(b, l, one, /*withElse=*/false);
   b.setInsertionPoint(only.thenBlock()->getTerminator());
+  Value pBase;
+  scf::ForOp pTiles;
+  if (persist) {
+    pTiles = beginTileLoop(kernel, l, ValueRange{c(0)});
+    pBase = pTiles.getRegionIterArgs()[0];
+    b.setInsertionPointToStart(pTiles.getBody());
+  }
   IRMapping map;
   for (Operation *op : slice)
     b.clone(*op, map);
@@ -3424,10 +3507,19 @@ void Distributor::specialize(KernelOp kernel) {
   Value ub = map.lookupOrDefault(loop.getUpperBound());
   Value step = map.lookupOrDefault(loop.getStep());
   auto fill = scf::ForOp::create(b, l, lb, ub, step);
+  if (persist) {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointAfter(fill);
+    scf::YieldOp::create(b, l, add(pBase, tripCount(lb, ub, step)));
+  }
   b.setInsertionPoint(fill.getBody()->getTerminator());
   int64_t S = pipe.stages;
+  // The iteration's number among all the block's iterations (persistent:
+  // after those of its earlier tiles).
   Value t = arith::DivUIOp::create(
       b, l, arith::SubIOp::create(b, l, fill.getInductionVar(), lb), step);
+  if (persist)
+    t = add(t, pBase);
   Value slot = remC(t, S);
   Value reuse = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, t, c(S));
   auto wait = scf::IfOp::create(b, l, reuse, /*withElse=*/false);
@@ -3467,10 +3559,166 @@ void Distributor::specialize(KernelOp kernel) {
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, lane, c(0)));
   auto rel = scf::IfOp::create(b, l, release, /*withElse=*/false);
   b.setInsertionPoint(rel.thenBlock()->getTerminator());
-  Value prev = remC(arith::SubIOp::create(b, l, ct, c(1)), S);
+  Value prev =
+      remC(arith::SubIOp::create(b, l, persist ? add(ct, cBase) : ct, c(1)), S);
   hooks.emitBarrierArriveExpect(b, l, emptyBarrier(pipe, prev), 0);
   issue.erase();
   consumerThreads = threads;
+  if (!persist)
+    return;
+  // The stage and phase the consumers wait for, and the stage they read,
+  // count from the base too (new values: the program may share the old).
+  {
+    b.setInsertionPoint(stageWait);
+    Value gt = add(pt, cBase);
+    Value oldSlot = stageWait.getStage()[0];
+    Value oldPhase = stageWait.getStage()[1];
+    Value slot = remC(gt, S), phase = remC(divC(gt, S), 2);
+    oldSlot.replaceUsesWithIf(slot, [&](OpOperand &u) {
+      return loop->isProperAncestor(u.getOwner()) &&
+             (u.getOwner() == stageWait.getOperation() ||
+              isa<StageViewOp>(u.getOwner()));
+    });
+    oldPhase.replaceUsesWithIf(phase, [&](OpOperand &u) {
+      return u.getOwner() == stageWait.getOperation();
+    });
+  }
+  // After the loop (its drain waited for the last gemms): release the stage
+  // of the tile's last iteration, which no later iteration of this tile
+  // releases; then the tile's epilogue, and every consumer is done with the
+  // tile's shared tiles before the next tile writes them.
+  WaitGroupOp drain;
+  for (Operation *op = loop->getNextNode(); op && !drain;
+       op = op->getNextNode())
+    if (auto w = dyn_cast<WaitGroupOp>(op); w && ours(w))
+      drain = w;
+  b.setInsertionPointAfter(drain ? drain.getOperation() : loop.getOperation());
+  Value n =
+      tripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+  Value last = arith::AndIOp::create(
+      b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, n, c(1)),
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, lane, c(0)));
+  auto relLast = scf::IfOp::create(b, l, last, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPoint(relLast.thenBlock()->getTerminator());
+    Value lastSlot = remC(arith::SubIOp::create(b, l, add(cBase, n), c(1)), S);
+    hooks.emitBarrierArriveExpect(b, l, emptyBarrier(pipe, lastSlot), 0);
+  }
+  // (Only reads of this tile's shared tiles before the next tile's writes:
+  // the gemms reading them were waited for; no fence for the epilogue's
+  // stores to drain.)
+  b.setInsertionPointToEnd(cTiles.getBody());
+  hooks.emitPartialBarrier(b, l, threads, /*untilReads=*/true);
+  scf::YieldOp::create(b, l, add(cBase, n));
+  persistent = true;
+}
+
+/// Registers per thread beyond the fragments (addresses, indices, loop
+/// state), as the cuda backend counts them for two blocks per SM.
+constexpr int64_t kWarpSpecializationRegisterOverhead = 32;
+
+/// A copy warp pays where the consumers' matrix atoms run asynchronously
+/// (the copies would otherwise wait on them) and the block is alone on its
+/// multiprocessor anyway: where two blocks stay resident without it, the
+/// extra warps cost the second block, and FMA loops gain nothing (measured
+/// on the zoo, docs/benchmarks.md). `sharedBytes`: the block's plan.
+bool Distributor::copyWarpPays(KernelOp kernel, int64_t sharedBytes) {
+  if (hooks.copyWarpThreads(threads) <= 0)
+    return false;
+  bool asyncMma = false;
+  kernel.walk([&](GemmOp g) {
+    auto loop = dyn_cast<scf::ForOp>(g->getParentOp());
+    auto name = g->getAttrOfType<StringAttr>("atom");
+    const target::MmaAtom *atom =
+        name ? tgt.findMmaAtom(name.getValue()) : nullptr;
+    asyncMma |= loop && loop->hasAttr("tile.num_stages") && atom &&
+                hooks.mmaIsAsync(*atom);
+  });
+  if (!asyncMma)
+    return false;
+  int64_t words = 0;
+  kernel.walk([&](AllocOp a) { words += fragmentTileWords(a.getType()); });
+  int64_t half = tgt.registersPerBlock / (2 * std::max<int64_t>(1, threads));
+  bool twoBySmem =
+      tgt.sharedMemoryPerBlockOptin > 0 &&
+      (tgt.sharedMemoryPerBlockOptin + 1024) / (sharedBytes + 1024) >= 2;
+  // (Half the registers of a block over 255 per thread: two always fit.)
+  bool twoByRegs =
+      tgt.registersPerBlock > 0 &&
+      (half >= 255 || words + kWarpSpecializationRegisterOverhead <= half);
+  return !(twoBySmem && twoByRegs);
+}
+
+scf::ForOp Distributor::beginTileLoop(KernelOp kernel, Location l,
+                                      ValueRange inits) {
+  Value total = c(1);
+  for (Value g : kernel.getGrid())
+    total = mul(total, g);
+  Value first = gpu::BlockIdOp::create(b, l, gpu::Dimension::x);
+  Value step = gpu::GridDimOp::create(b, l, gpu::Dimension::x);
+  auto f = scf::ForOp::create(b, l, first, total, step, inits);
+  tileLoops.push_back(f);
+  return f;
+}
+
+/// Whether the stage buffers of the kernel's pipeline share no bytes with
+/// another shared tile (the plan lets tiles of disjoint lifetimes overlap;
+/// reduction and conversion scratch lives in a tile's bytes or after them).
+bool Distributor::stagesExclusive(KernelOp kernel) {
+  llvm::SmallPtrSet<Operation *, 4> stages;
+  kernel.walk([&](StageViewOp sv) {
+    if (auto a = sv.getBuffer().getDefiningOp<AllocOp>())
+      stages.insert(a);
+  });
+  auto range = [](AllocOp a) {
+    auto off = a->getAttrOfType<IntegerAttr>("offset");
+    int64_t bytes =
+        a.getType().getNumElements() *
+        std::max<int64_t>(
+            1, (a.getType().getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    return off ? std::pair<int64_t, int64_t>(off.getInt(), off.getInt() + bytes)
+               : std::pair<int64_t, int64_t>(-1, -1);
+  };
+  bool ok = !stages.empty();
+  kernel.walk([&](AllocOp a) {
+    if (!ok || !a.getType().isShared() || stages.contains(a))
+      return;
+    auto [lo, hi] = range(a);
+    for (Operation *s : stages) {
+      auto [slo, shi] = range(cast<AllocOp>(s));
+      if (slo < 0 || lo < 0 || !(hi <= slo || shi <= lo))
+        ok = false;
+    }
+  });
+  return ok;
+}
+
+/// The twin of a persistent kernel launches on its grid: its body (after
+/// the allocs) walks the program's blocks the same way, with a block
+/// barrier between tiles.
+void Distributor::persistTwin(KernelOp kernel) {
+  Block &kb = kernel.getBodyBlock();
+  Operation *firstOp = &kb.front();
+  for (Operation &op : llvm::make_early_inc_range(kb))
+    if (isa<AllocOp>(op) && &op != firstOp)
+      op.moveBefore(firstOp);
+  Operation *start = &kb.front();
+  while (isa<AllocOp>(start))
+    start = start->getNextNode();
+  OpBuilder::InsertionGuard gd(b);
+  b.setInsertionPoint(start);
+  Location l = kernel.getLoc();
+  scf::ForOp tiles = beginTileLoop(kernel, l, ValueRange{});
+  Block *tb = tiles.getBody();
+  Operation *term = tb->getTerminator();
+  while (!tiles->getNextNode()->hasTrait<OpTrait::IsTerminator>())
+    tiles->getNextNode()->moveBefore(term);
+  // Every thread's reads of the tile's shared tiles before the next tile's
+  // writes (nothing to publish: no fence).
+  b.setInsertionPoint(term);
+  hooks.emitBarrierAfterCopies(b, l);
+  persistent = true;
 }
 
 std::optional<BulkCopy> Distributor::bulkCopyOf(AsyncCopyOp ac) {
@@ -3551,7 +3799,7 @@ int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
     p.copiesPerStage = perStage;
     at += stages * bytes;
     // Room for release barriers, should the loop be warp-specialized.
-    if (hooks.copyWarpThreads(threads) > 0) {
+    if (copyWarp) {
       p.empties = at;
       at += stages * bytes;
     }

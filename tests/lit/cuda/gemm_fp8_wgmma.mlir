@@ -7,9 +7,11 @@
 // FMAs, decoding fp8 with integer ops.
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
-// tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
+// tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.
+// TESSERA_CUDA_WARP_SPECIALIZATION=0: the block's own threads issue the
+// copies; the copy warp is tested in cuda/tma_pipeline.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/g %t/a
-// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
+// RUN: env TESSERA_WIDEN=0 TESSERA_CUDA_WARP_SPECIALIZATION=0 %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=E5M2 --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx

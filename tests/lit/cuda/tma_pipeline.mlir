@@ -7,21 +7,33 @@
 // twin without TMA that the runtime launches where a map cannot describe a
 // tensor, compiled beside it to PTX of its own: the bundle's second image
 // for sm_90a, marked tessera.on_demand, which the runtime loads (and the
-// driver JIT-compiles) only for a launch that needs the twin. With TESSERA_CUDA_WARP_SPECIALIZATION=1 a copy warp issues the
-// copies (160 threads), waiting on release barriers the consumer warps
-// arrive on, and the consumers' barriers are a named barrier of 128 threads.
+// driver JIT-compiles) only for a launch that needs the twin (here with
+// TESSERA_CUDA_WARP_SPECIALIZATION=0: the block's threads issue the copies).
+// By default a kernel alone on its SM whose loop feeds wgmma gets a copy
+// warpgroup (the merged 128x256 gemm: 256 + 128 threads, setmaxnreg 40 /
+// 232), waiting on release barriers the consumer warps arrive on; the
+// consumers' barriers are a named barrier of 256 threads. The 128x128
+// blocks (two per SM) get none. With TESSERA_PERSISTENT=1 the specialized
+// kernel launches min(tiles, __compute_units) blocks that walk the tiles
+// (ctaid.x, step nctaid.x) and so does its twin.
 // (Blocks unpaired, TESSERA_CLUSTERS=0: clusters.mlir checks paired ones.)
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
 // tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/plain %t/ws %t/sm80
-// RUN: env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
+// RUN: env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 TESSERA_CUDA_WARP_SPECIALIZATION=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
 // RUN: FileCheck %s --input-file %t/plain/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=TWIN --input-file %t/plain/kernel.sm_90a.fallback.ptx
 // RUN: %tessera info %t/plain.tsb | FileCheck %s --check-prefix=INFO
-// RUN: env TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
+// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
 // RUN: %tessera info %t/ws.tsb | FileCheck %s --check-prefix=WSINFO
+// RUN: mkdir -p %t/narrow && env TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/narrow.tsb
+// RUN: %tessera info %t/narrow.tsb | FileCheck %s --check-prefix=NARROWINFO
+// RUN: mkdir -p %t/p && env TESSERA_PERSISTENT=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
+// RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=PERSISTTWIN --input-file %t/p/kernel.sm_90a.fallback.ptx
+// RUN: %tessera info %t/p.tsb | FileCheck %s --check-prefix=PERSISTINFO
 // RUN: mkdir -p %t/i8 && env TESSERA_WIDEN=0 %tessera compile %examples/zoo/gemm_i8_i32.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/i8.tsb --dump-dir %t/i8
 // RUN: FileCheck %s --check-prefix=I8 --input-file %t/i8/kernel.sm_90a.ptx
 // RUN: mkdir -p %t/nine && env TESSERA_WIDEN=0 %tessera compile %S/Inputs/nine_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/nine.tsb --dump-dir %t/nine
@@ -62,14 +74,32 @@
 // INFO-NOT: kernel
 
 // WS: .visible .entry tessera_kernel_gemm(
-// WS: .maxntid 160, 1, 1
+// WS: .maxntid 384, 1, 1
 // WS: bar.sync 0;
+// WS: setmaxnreg.dec.sync.aligned.u32 40;
 // WS: cp.async.bulk.tensor.2d
+// WS: setmaxnreg.inc.sync.aligned.u32 232;
 // WS: mbarrier.try_wait.parity.shared::cta.b64
 // WS: wgmma.wait_group.sync.aligned 1;
 // WS: mbarrier.arrive.shared::cta.b64 _,
 // WS: bar.sync 1, {{%r[0-9]+}};
-// WSINFO: kernel gemm (symbol tessera_kernel_gemm): 160 threads
+// WSINFO: kernel gemm (symbol tessera_kernel_gemm): 384 threads
+// NARROWINFO: kernel gemm (symbol tessera_kernel_gemm): 128 threads
+
+// PERSIST: .visible .entry tessera_kernel_gemm(
+// PERSIST: .maxntid 384, 1, 1
+// PERSIST: setmaxnreg.dec.sync.aligned.u32 40;
+// PERSIST: mov.u32 {{%r[0-9]+}}, %ctaid.x;
+// PERSIST: mov.u32 {{%r[0-9]+}}, %nctaid.x;
+// PERSIST: cp.async.bulk.tensor.2d
+// PERSIST: setmaxnreg.inc.sync.aligned.u32 232;
+// PERSIST: mov.u32 {{%r[0-9]+}}, %ctaid.x;
+// PERSIST: mbarrier.try_wait.parity.shared::cta.b64
+// PERSIST: wgmma.wait_group.sync.aligned 0;
+// PERSIST: mbarrier.arrive.shared::cta.b64 _,
+// PERSISTTWIN: .visible .entry tessera_kernel_gemm__fallback(
+// PERSISTTWIN: %nctaid.x
+// PERSISTINFO: kernel gemm (symbol tessera_kernel_gemm): 384 threads, {{[0-9]+}} shared bytes, grid [min((ceildiv(ceildiv(N, 128), 2)) * (ceildiv(M, 128)), __compute_units), 1, 1]
 
 // sm_80 has no TMA: cp.async, no descriptor.
 // SM80-NOT: tessera_tma_

@@ -152,6 +152,29 @@ TEST_F(LaunchTest, EmptyGridLaunchesNothing) {
   EXPECT_EQ(*count, before);
 }
 
+TEST_F(LaunchTest, GridFormulasSeeTheDeviceComputeUnits) {
+  // A persistent kernel's grid: at most so many blocks per compute unit (the
+  // fake device reports one).
+  bundle::KernelInfo k = axpyKernel();
+  k.grid = {"min(ceildiv(N, 128), 3 * __compute_units)", "1", "1"};
+  bundle::Bundle b;
+  b.images.push_back(cpuImage("x86_64-unknown-linux-gnu", "fakechip", {k}));
+  std::string bytes = bundle::writeBundle(b);
+  tessera_module_t m;
+  ASSERT_OK(tessera_module_load_bundle_memory(cpu, bytes.data(), bytes.size(),
+                                              "p.tsb", &m));
+  tessera_kernel_t pk;
+  ASSERT_OK(tessera_module_get_kernel(m, "axpy", &pk));
+  LastLaunch last;
+  auto a = args();
+  EXPECT_OK(tessera_kernel_launch(pk, nullptr, a.data(), 4));
+  EXPECT_EQ(last.launch->grid[0], 3u);
+  a = args(200); // 2 tiles: fewer than 3 units' worth
+  EXPECT_OK(tessera_kernel_launch(pk, nullptr, a.data(), 4));
+  EXPECT_EQ(last.launch->grid[0], 2u);
+  tessera_module_unload(m);
+}
+
 TEST_F(LaunchTest, UnknownKernelListsTheKnownOnes) {
   tessera_kernel_t none;
   EXPECT_EQ(failure(tessera_module_get_kernel(module, "gemm", &none),

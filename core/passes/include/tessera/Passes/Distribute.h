@@ -41,6 +41,9 @@ struct DistributedKernel {
   /// kernel (tile.cluster = 2) fills shared tiles by multicast copies, else
   /// all 1 (no cluster).
   int64_t cluster[3] = {1, 1, 1};
+  /// The blocks walk the program's blocks (TargetHooks::persistentBlocks):
+  /// the launch grid is min(blocks, compute units) along x.
+  bool persistent = false;
 };
 
 /// Distributes the tile ops of `body`, the single-block region of a function

@@ -30,8 +30,9 @@
 namespace tessera {
 
 /// Bumped whenever CompilerPlugin's virtual interface or the structs it
-/// passes change. 4: CompiledImage::onDemandBytes.
-constexpr unsigned kCompilerPluginAbiVersion = 4;
+/// passes change. 4: CompiledImage::onDemandBytes. 5: TargetHooks::
+/// persistentBlocks / persistentTwin.
+constexpr unsigned kCompilerPluginAbiVersion = 5;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
 struct CompileTarget {

@@ -365,6 +365,16 @@ public:
   virtual int64_t copyWarpThreads(int64_t /*consumerThreads*/) const {
     return 0;
   }
+  /// Persistent blocks for warp-specialized loops: a backend that returns
+  /// true launches min(blocks, compute units) blocks (the grid formula's
+  /// `__compute_units`), each walking the program's blocks in raster order;
+  /// the stage barriers' phases run on from one block's tile to the next,
+  /// so the copy warp fills the next tile's stages while the consumers
+  /// finish the last one.
+  virtual bool persistentBlocks() const { return false; }
+  /// The same walk without specialization: the twin of a persistent kernel,
+  /// which launches on the same grid.
+  virtual bool persistentTwin() const { return false; }
   /// At the start of the copy warps' code (`copyRole`) and of the
   /// consumers' in a specialized kernel: where a backend moves registers
   /// from the copy warps to the consumers.
@@ -373,9 +383,12 @@ public:
                              int64_t /*copyThreads*/) {}
   /// A barrier among the first `threads` threads of the block only (the
   /// consumers of a specialized kernel); orders shared memory like
-  /// emitBarrier.
+  /// emitBarrier. `untilReads`: it only orders earlier reads before later
+  /// writes (no writes need publishing to asynchronous units), so a backend
+  /// may leave out the fences that wait for outstanding memory operations.
   virtual void emitPartialBarrier(mlir::OpBuilder &b, mlir::Location loc,
-                                  int64_t /*threads*/) {
+                                  int64_t /*threads*/,
+                                  bool /*untilReads*/ = false) {
     emitBarrier(b, loc);
   }
 

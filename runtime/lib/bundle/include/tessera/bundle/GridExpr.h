@@ -22,6 +22,11 @@
 
 namespace tessera::bundle {
 
+/// A symbol the runtime binds to the device's compute units (SMs, CUs) at
+/// each launch; persistent kernels launch min(tiles, __compute_units)
+/// blocks. Tensor dimension symbols may not use the name.
+inline constexpr const char *kComputeUnitsSymbol = "__compute_units";
+
 struct GridEnv {
   /// Symbol values, e.g. {"M": 1000}.
   std::map<std::string, int64_t, std::less<>> symbols;
