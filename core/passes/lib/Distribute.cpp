@@ -138,7 +138,8 @@ Coords regCoords(const LinearLayout &l, int64_t reg) {
 }
 
 /// Whether two layouts put the same element at the same lane and warp bits
-/// once `b`'s dims are taken as `dims` of `a` (b's dim k is a's dims[k]).
+/// once `b`'s dims are taken as `dims` of `a` (b's dim k is a's dims[k];
+/// a negative dims[k]: b's dim k has size 1).
 bool sameThreadPart(const LinearLayout &a, const LinearLayout &b,
                     ArrayRef<int> dims) {
   for (const std::string &n : {layout::kLane, layout::kWarp}) {
@@ -146,7 +147,7 @@ bool sameThreadPart(const LinearLayout &a, const LinearLayout &b,
     int nb = b.hasInDim(n) ? b.getInDimSizeLog2(n) : 0;
     for (int i = 0; i < std::max(na, nb); ++i)
       for (size_t k = 0; k < dims.size(); ++k) {
-        int32_t va = i < na ? a.getBasis(n, i)[dims[k]] : 0;
+        int32_t va = i < na && dims[k] >= 0 ? a.getBasis(n, i)[dims[k]] : 0;
         int32_t vb = i < nb ? b.getBasis(n, i)[k] : 0;
         if (va != vb)
           return false;
@@ -826,14 +827,12 @@ LogicalResult Distributor::lowerFill(Value dst, Value value) {
   return success();
 }
 
-/// The region dims a tile access is indexed by (-1: not an induction var).
-static SmallVector<int> accessDims(Block &body, ValueRange indices) {
-  SmallVector<int> ds;
-  for (Value i : indices) {
-    auto ba = dyn_cast<BlockArgument>(i);
-    ds.push_back(ba && ba.getOwner() == &body ? int(ba.getArgNumber()) : -1);
-  }
-  return ds;
+/// The region dims a tile access is indexed by (-1: not an induction var;
+/// kUnitAccessDim: the constant 0 into a dim of size 1).
+static SmallVector<int> accessDims(Block &body, Value tile,
+                                   ValueRange indices) {
+  return parallelAccessDims(body, indices,
+                            cast<TileType>(tile.getType()).getShape());
 }
 
 LogicalResult Distributor::lowerParallel(ParallelOp p) {
@@ -859,7 +858,7 @@ LogicalResult Distributor::lowerParallel(ParallelOp p) {
     touchesFrag = true;
     ValueRange ind = isa<LoadOp>(op) ? cast<LoadOp>(op).getIndices()
                                      : cast<StoreOp>(op).getIndices();
-    SmallVector<int> dims = accessDims(pbody, ind);
+    SmallVector<int> dims = accessDims(pbody, tile, ind);
     bool identity = dims.size() == rs.size() &&
                     cast<TileType>(tile.getType()).getShape() == rs;
     for (size_t i = 0; i < dims.size() && identity; ++i)
@@ -888,9 +887,13 @@ LogicalResult Distributor::lowerParallel(ParallelOp p) {
       if (auto f = frags.find(tile); f != frags.end()) {
         ValueRange oind = isLoad ? cast<LoadOp>(orig).getIndices()
                                  : cast<StoreOp>(orig).getIndices();
-        SmallVector<int> dims = accessDims(pbody, oind);
+        SmallVector<int> dims = accessDims(pbody, tile, oind);
         Coords want;
         for (int d : dims) {
+          if (d == kUnitAccessDim && rc) {
+            want.push_back(0);
+            continue;
+          }
           if (d < 0 || !rc)
             return orig->emitOpError(
                 "indexes a fragment by something other than the region's "
