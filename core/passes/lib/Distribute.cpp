@@ -74,6 +74,14 @@ struct PortableHooks final : TargetHooks {
   }
 };
 
+/// TESSERA_MMA_ZERO_START=0: a `clear` gemm zeroes its accumulator
+/// registers and its atoms accumulate onto them, even where the backend's
+/// atoms can start from zero (TargetHooks::mmaStartsFromZero); for A/B.
+bool mmaZeroStartEnabled() {
+  const char *env = std::getenv("TESSERA_MMA_ZERO_START");
+  return !env || std::string(env) != "0";
+}
+
 int64_t product(ArrayRef<int64_t> s) {
   int64_t n = 1;
   for (int64_t d : s)
@@ -2091,12 +2099,17 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
   bool ta = g.getTransposeA(), tb = g.getTransposeB();
   int64_t K = ta ? at.getShape()[0] : at.getShape()[1];
   Type accT = ct.getElementType();
-  if (g.getClear())
-    for (int64_t r = 0; r < C.regs; ++r)
-      regStore(C, r, zeroOf(b, loc, accT));
   auto atomName = g->getAttrOfType<StringAttr>("atom");
   if (!atomName)
     return g.emitOpError("has no atom: run tessera-infer-layouts first");
+  // A `clear` gemm whose atoms can start from zero (wgmma's scale-d = 0)
+  // writes no zeros: its first K step's atoms ignore the accumulators.
+  const target::MmaAtom *zeroAtom = tgt.findMmaAtom(atomName.getValue());
+  bool zeroStart = g.getClear() && zeroAtom && mmaZeroStartEnabled() &&
+                   hooks.mmaStartsFromZero(*zeroAtom);
+  if (g.getClear() && !zeroStart)
+    for (int64_t r = 0; r < C.regs; ++r)
+      regStore(C, r, zeroOf(b, loc, accT));
   // A or B element (row, col) as the product reads it (A: MxK, B: KxN).
   auto operandAt = [&](Value tile, bool trans, Value row, Value col,
                        const Coords *constRC) -> Value {
@@ -2373,11 +2386,14 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
            << atom->name
            << "' reads an operand from shared memory by descriptor, but that "
               "operand is not a rank-2 shared tile";
-  // Every accumulator of the thread, through the whole sequence of atoms.
+  // Every accumulator of the thread, through the whole sequence of atoms
+  // (null until the first K step where the atoms start from zero).
   SmallVector<Value> acc;
-  for (int64_t r = 0; r < C.regs; ++r)
-    acc.push_back(regLoad(C, r));
+  if (!zeroStart)
+    for (int64_t r = 0; r < C.regs; ++r)
+      acc.push_back(regLoad(C, r));
   hooks.beginMmaSequence(b, loc, *atom, acc);
+  acc.resize(C.regs);
   for (int64_t kb = 0; kb < K; kb += atom->k) {
     std::map<int64_t, SmallVector<Value>> aCache, bCache;
     for (int64_t inst = 0; inst < instances; ++inst) {
@@ -2409,6 +2425,9 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       }
       ArrayRef<Value> cv =
           ArrayRef<Value>(acc).slice(inst * atomRegs, atomRegs);
+      if (kb == 0 && zeroStart && !(aDesc || bDesc))
+        return g.emitOpError("internal: atom '")
+               << atom->name << "' starts from zero only by descriptor";
       SmallVector<Value> dv =
           aDesc || bDesc ? hooks.emitMmaShared(b, loc, *atom, ar, br, cv)
                          : hooks.emitMma(b, loc, *atom, ar.regs, br.regs, cv);
