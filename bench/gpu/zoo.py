@@ -146,6 +146,51 @@ def gemm_cases(n=4096):
     }
 
 
+def fp8_blockscale_case(n):
+    """DeepSeek-style block-scaled fp8 at M = N = K = n: (shape, peers).
+
+    A [M, K] and B [N, K] in e4m3, a_scale [M, K/128] (per row and 128-deep K
+    block, row-major as tessera's kernel reads it), b_scale [N/128, K/128]
+    (per 128x128 block of B); C = sum over K blocks of the block products
+    times both scales, in bf16. torch's blockwise scaled_mm (CUDA 12.9+,
+    sm_90) wants a_scale outer-dim-major (stride (1, M)) and b_scale as
+    [K/128, N/128]: those copies are made once, outside the timing, as a user
+    would keep them. Where torch has no blockwise kernel, the peer is the
+    dequantize-then-matmul formulation."""
+    M = N = K = n
+    KB, NB = K // 128, N // 128
+    A8 = bf(M, K).to(torch.float8_e4m3fn)
+    B8 = bf(N, K).to(torch.float8_e4m3fn)
+    sa = torch.rand(M, KB, device=dev) + 0.5
+    sb = torch.rand(NB, KB, device=dev) + 0.5
+    sa_outer = sa.t().contiguous().t()
+    sb_t = sb.t()
+    peers = {}
+    try:
+        from torch.nn.functional import ScalingType, scaled_mm
+
+        def recipe(*names):
+            for name in names:
+                if hasattr(ScalingType, name):
+                    return getattr(ScalingType, name)
+            raise AttributeError(f"torch.nn.functional.ScalingType has none of {names}")
+        r1x128 = recipe("BlockWise1x128", "Blockwise_1x128")
+        r128x128 = recipe("BlockWise128x128", "Blockwise_128x128")
+        peers["F.scaled_mm blockwise 1x128 x 128x128, bf16 out"] = lambda: scaled_mm(
+            A8, B8.t(), sa_outer, r1x128, sb_t, r128x128, output_dtype=torch.bfloat16)
+    except Exception:  # a torch without the blockwise functional API
+        pass
+    peers["_scaled_mm blockwise scales, bf16 out"] = lambda: torch._scaled_mm(
+        A8, B8.t(), scale_a=sa_outer, scale_b=sb_t, out_dtype=torch.bfloat16)
+
+    def dequantized():
+        a = (A8.float().view(M, KB, 128) * sa[:, :, None]).view(M, K).bfloat16()
+        b = (B8.float().view(NB, 128, KB, 128) * sb[:, None, :, None]).view(N, K).bfloat16()
+        return a @ b.t()
+    peers["dequantize to bf16, A @ B.t()"] = dequantized
+    return f"M={M},N={N},K={K},KB={KB},NB={NB}", peers
+
+
 def main():
     binary, zoo = sys.argv[1], sys.argv[2]
     only = set(sys.argv[3:])
@@ -158,6 +203,11 @@ def main():
 
     for case, sh, sc, peers in gemm_cases():
         add(case, sh, sc, peers)
+    for n in (4096, 8192):
+        case = "gemm_fp8_blockscale" + ("" if n == 4096 else f" {n}")
+        if not only or case in only:
+            sh, peers = fp8_blockscale_case(n)
+            add(case, sh, [], peers, bundle="gemm_fp8_blockscale")
     # split-K at its own shape: small output, long K.
     A1, B1 = bf(1024, 16384), bf(16384, 1024)
     C1 = torch.zeros(1024, 1024, device=dev)

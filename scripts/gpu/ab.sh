@@ -35,6 +35,8 @@ for round in ${AB_ROUNDS:-1 2}; do
     for s in ${AB_BUILDS:-on off}; do time1 $s $k M=4096,N=4096,K=4096; done
   done
   for s in ${AB_BUILDS:-on off}; do time1 $s gemm_fp8 M=8192,N=8192,K=8192 --kernel gemm_fp8; done
+  for n in 4096 8192; do for s in ${AB_BUILDS:-on off}; do
+    time1 $s gemm_fp8_blockscale M=$n,N=$n,K=$n,KB=$((n / 128)),NB=$((n / 128)); done; done
   for s in ${AB_BUILDS:-on off}; do time1 $s gemm_batched_bf16 Bt=8,M=2048,N=2048,K=2048; done
   for k in gemm gemm_bf16; do for s in ${AB_BUILDS:-on off}; do time1 $s $k M=8192,N=8192,K=8192; done; done
 done
@@ -75,6 +77,8 @@ gemm_bf16_128x256_silu --shape M=4097,N=1000,K=999
 gemm_f16_at_rowscale --shape M=4097,N=1000,K=999
 gemm_bf16_tt --shape M=4097,N=1000,K=999
 gemm_fp8_128x256_scaled --shape M=4097,N=1000,K=1008
+gemm_fp8_blockscale --shape M=4097,N=1000,K=1008,KB=8,NB=8
+gemm_fp8_blockscale --shape M=300,N=260,K=1000,KB=8,NB=3
 gemm_i8_i32 --shape M=4097,N=1000,K=1008
 gemm_splitk_f32 --shape M=1000,N=1000,K=4097
 gemm_batched_bf16 --shape Bt=3,M=1000,N=257,K=333

@@ -140,6 +140,8 @@ if [ -f .devcarry/zoo/list.txt ]; then
     "$bin/tessera" run .devcarry/zoo/$k.tsb --device cuda --shape M=4096,N=4096,K=4096 --flops 2*M*N*K \
       --iters 10 --warmup 3 --no-check --json 2>&1 | tail -1 | tee -a "$out/bench.jsonl"
   done
+  "$bin/tessera" run .devcarry/zoo/gemm_fp8_blockscale.tsb --device cuda --shape M=4096,N=4096,K=4096,KB=32,NB=32 \
+    --flops 2*M*N*K --iters 10 --warmup 3 --no-check --json 2>&1 | tail -1 | tee -a "$out/bench.jsonl"
   # Zoo attention at S 4096 (SDPA peers below).
   z=.devcarry/zoo
   for spec in "attn_fwd_d64_causal_bf16 B=4,H=16,S=4096 2*B*H*S*S*64" \

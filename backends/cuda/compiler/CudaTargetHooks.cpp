@@ -338,6 +338,9 @@ SmallVector<Value> CudaTargetHooks::emitMmaShared(OpBuilder &b, Location loc,
   if (!bDesc)
     return {};
   int n = int(c.size());
+  // Null accumulators: a first K step of a `clear` gemm (mmaStartsFromZero),
+  // d = a*b with scale-d = 0; the registers are outputs only.
+  bool fromZero = n > 0 && !c[0];
   bool integer = atom.cType == "i32";
   SmallVector<Value> ops;
   std::string cons;
@@ -370,12 +373,14 @@ SmallVector<Value> CudaTargetHooks::emitMmaShared(OpBuilder &b, Location loc,
   ops.push_back(bDesc);
   cons += "l,";
   std::string bText = "$" + std::to_string(next++);
-  for (int i = 0; i < n; ++i) {
-    ops.push_back(c[i]);
-    cons += std::to_string(i) + ",";
+  if (!fromZero) {
+    for (int i = 0; i < n; ++i) {
+      ops.push_back(c[i]);
+      cons += std::to_string(i) + ",";
+    }
+    next += n;
   }
-  next += n;
-  ops.push_back(p.c32(1));
+  ops.push_back(p.c32(fromZero ? 0 : 1));
   cons += "r";
   std::string ab = atom.aType;
   std::string text =

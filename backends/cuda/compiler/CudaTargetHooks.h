@@ -55,6 +55,9 @@ public:
                 const target::MmaAtom &atom, const MmaOperandRef &a,
                 const MmaOperandRef &b_,
                 llvm::ArrayRef<mlir::Value> c) override;
+  bool mmaStartsFromZero(const target::MmaAtom &atom) const override {
+    return atom.kind == target::MmaKind::Wgmma;
+  }
   void beginMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
                         const target::MmaAtom &atom,
                         llvm::SmallVectorImpl<mlir::Value> &acc) override;

@@ -74,6 +74,14 @@ struct PortableHooks final : TargetHooks {
   }
 };
 
+/// TESSERA_MMA_ZERO_START=0: a `clear` gemm zeroes its accumulator
+/// registers and its atoms accumulate onto them, even where the backend's
+/// atoms can start from zero (TargetHooks::mmaStartsFromZero); for A/B.
+bool mmaZeroStartEnabled() {
+  const char *env = std::getenv("TESSERA_MMA_ZERO_START");
+  return !env || std::string(env) != "0";
+}
+
 int64_t product(ArrayRef<int64_t> s) {
   int64_t n = 1;
   for (int64_t d : s)
@@ -138,7 +146,8 @@ Coords regCoords(const LinearLayout &l, int64_t reg) {
 }
 
 /// Whether two layouts put the same element at the same lane and warp bits
-/// once `b`'s dims are taken as `dims` of `a` (b's dim k is a's dims[k]).
+/// once `b`'s dims are taken as `dims` of `a` (b's dim k is a's dims[k];
+/// a negative dims[k]: b's dim k has size 1).
 bool sameThreadPart(const LinearLayout &a, const LinearLayout &b,
                     ArrayRef<int> dims) {
   for (const std::string &n : {layout::kLane, layout::kWarp}) {
@@ -146,7 +155,7 @@ bool sameThreadPart(const LinearLayout &a, const LinearLayout &b,
     int nb = b.hasInDim(n) ? b.getInDimSizeLog2(n) : 0;
     for (int i = 0; i < std::max(na, nb); ++i)
       for (size_t k = 0; k < dims.size(); ++k) {
-        int32_t va = i < na ? a.getBasis(n, i)[dims[k]] : 0;
+        int32_t va = i < na && dims[k] >= 0 ? a.getBasis(n, i)[dims[k]] : 0;
         int32_t vb = i < nb ? b.getBasis(n, i)[k] : 0;
         if (va != vb)
           return false;
@@ -838,14 +847,12 @@ LogicalResult Distributor::lowerFill(Value dst, Value value) {
   return success();
 }
 
-/// The region dims a tile access is indexed by (-1: not an induction var).
-static SmallVector<int> accessDims(Block &body, ValueRange indices) {
-  SmallVector<int> ds;
-  for (Value i : indices) {
-    auto ba = dyn_cast<BlockArgument>(i);
-    ds.push_back(ba && ba.getOwner() == &body ? int(ba.getArgNumber()) : -1);
-  }
-  return ds;
+/// The region dims a tile access is indexed by (-1: not an induction var;
+/// kUnitAccessDim: the constant 0 into a dim of size 1).
+static SmallVector<int> accessDims(Block &body, Value tile,
+                                   ValueRange indices) {
+  return parallelAccessDims(body, indices,
+                            cast<TileType>(tile.getType()).getShape());
 }
 
 LogicalResult Distributor::lowerParallel(ParallelOp p) {
@@ -871,7 +878,7 @@ LogicalResult Distributor::lowerParallel(ParallelOp p) {
     touchesFrag = true;
     ValueRange ind = isa<LoadOp>(op) ? cast<LoadOp>(op).getIndices()
                                      : cast<StoreOp>(op).getIndices();
-    SmallVector<int> dims = accessDims(pbody, ind);
+    SmallVector<int> dims = accessDims(pbody, tile, ind);
     bool identity = dims.size() == rs.size() &&
                     cast<TileType>(tile.getType()).getShape() == rs;
     for (size_t i = 0; i < dims.size() && identity; ++i)
@@ -900,9 +907,13 @@ LogicalResult Distributor::lowerParallel(ParallelOp p) {
       if (auto f = frags.find(tile); f != frags.end()) {
         ValueRange oind = isLoad ? cast<LoadOp>(orig).getIndices()
                                  : cast<StoreOp>(orig).getIndices();
-        SmallVector<int> dims = accessDims(pbody, oind);
+        SmallVector<int> dims = accessDims(pbody, tile, oind);
         Coords want;
         for (int d : dims) {
+          if (d == kUnitAccessDim && rc) {
+            want.push_back(0);
+            continue;
+          }
           if (d < 0 || !rc)
             return orig->emitOpError(
                 "indexes a fragment by something other than the region's "
@@ -2100,12 +2111,17 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
   bool ta = g.getTransposeA(), tb = g.getTransposeB();
   int64_t K = ta ? at.getShape()[0] : at.getShape()[1];
   Type accT = ct.getElementType();
-  if (g.getClear())
-    for (int64_t r = 0; r < C.regs; ++r)
-      regStore(C, r, zeroOf(b, loc, accT));
   auto atomName = g->getAttrOfType<StringAttr>("atom");
   if (!atomName)
     return g.emitOpError("has no atom: run tessera-infer-layouts first");
+  // A `clear` gemm whose atoms can start from zero (wgmma's scale-d = 0)
+  // writes no zeros: its first K step's atoms ignore the accumulators.
+  const target::MmaAtom *zeroAtom = tgt.findMmaAtom(atomName.getValue());
+  bool zeroStart = g.getClear() && zeroAtom && mmaZeroStartEnabled() &&
+                   hooks.mmaStartsFromZero(*zeroAtom);
+  if (g.getClear() && !zeroStart)
+    for (int64_t r = 0; r < C.regs; ++r)
+      regStore(C, r, zeroOf(b, loc, accT));
   // A or B element (row, col) as the product reads it (A: MxK, B: KxN).
   auto operandAt = [&](Value tile, bool trans, Value row, Value col,
                        const Coords *constRC) -> Value {
@@ -2382,11 +2398,14 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
            << atom->name
            << "' reads an operand from shared memory by descriptor, but that "
               "operand is not a rank-2 shared tile";
-  // Every accumulator of the thread, through the whole sequence of atoms.
+  // Every accumulator of the thread, through the whole sequence of atoms
+  // (null until the first K step where the atoms start from zero).
   SmallVector<Value> acc;
-  for (int64_t r = 0; r < C.regs; ++r)
-    acc.push_back(regLoad(C, r));
+  if (!zeroStart)
+    for (int64_t r = 0; r < C.regs; ++r)
+      acc.push_back(regLoad(C, r));
   hooks.beginMmaSequence(b, loc, *atom, acc);
+  acc.resize(C.regs);
   for (int64_t kb = 0; kb < K; kb += atom->k) {
     std::map<int64_t, SmallVector<Value>> aCache, bCache;
     for (int64_t inst = 0; inst < instances; ++inst) {
@@ -2418,6 +2437,9 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       }
       ArrayRef<Value> cv =
           ArrayRef<Value>(acc).slice(inst * atomRegs, atomRegs);
+      if (kb == 0 && zeroStart && !(aDesc || bDesc))
+        return g.emitOpError("internal: atom '")
+               << atom->name << "' starts from zero only by descriptor";
       SmallVector<Value> dv =
           aDesc || bDesc ? hooks.emitMmaShared(b, loc, *atom, ar, br, cv)
                          : hooks.emitMma(b, loc, *atom, ar.regs, br.regs, cv);

@@ -58,7 +58,8 @@ layout::NamedInts outDimsOf(ArrayRef<int64_t> shape) {
 
 /// Keeps the bases of `dims` (in that order) of `l`; register bases that
 /// become redundant (in the span of the kept ones, e.g. zero) are dropped,
-/// lane/warp/block bases stay (a zero one is a broadcast).
+/// lane/warp/block bases stay (a zero one is a broadcast). A negative entry
+/// of `dims` is an output dimension of size 1 (coordinate 0 in every basis).
 LinearLayout project(const LinearLayout &l, ArrayRef<int> dims,
                      ArrayRef<int64_t> outShape) {
   LinearLayout::Bases out;
@@ -69,8 +70,9 @@ LinearLayout project(const LinearLayout &l, ArrayRef<int> dims,
       Basis nb;
       uint64_t packed = 0;
       for (int d : dims) {
-        nb.push_back(b[d]);
-        packed = (packed << 20) | uint64_t(b[d]);
+        int32_t v = d < 0 ? 0 : b[d];
+        nb.push_back(v);
+        packed = (packed << 20) | uint64_t(v);
       }
       if (name == layout::kRegister) {
         uint64_t v = packed;
@@ -453,25 +455,22 @@ LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
 }
 
 /// Tile accesses of a parallel region: for each tile, which region dim each
-/// of its dims is indexed by (-1: not a plain induction variable).
+/// of its dims is indexed by (parallelAccessDims: -1 not a plain induction
+/// variable, kUnitAccessDim the constant 0 into a dim of size 1).
 static void collectAccesses(ParallelOp p,
                             llvm::MapVector<Value, SmallVector<int>> &acc,
                             llvm::DenseMap<Value, std::pair<bool, bool>> &rw) {
   Block &body = p.getBody().front();
-  auto dimsOf = [&](ValueRange idx) {
-    SmallVector<int> ds;
-    for (Value i : idx) {
-      auto ba = dyn_cast<BlockArgument>(i);
-      ds.push_back(ba && ba.getOwner() == &body ? int(ba.getArgNumber()) : -1);
-    }
-    return ds;
+  auto dimsOf = [&](Value tile, ValueRange idx) {
+    return parallelAccessDims(body, idx,
+                              cast<TileType>(tile.getType()).getShape());
   };
   p.getBody().walk([&](Operation *op) {
     if (auto l = dyn_cast<LoadOp>(op)) {
-      acc.insert({l.getTile(), dimsOf(l.getIndices())});
+      acc.insert({l.getTile(), dimsOf(l.getTile(), l.getIndices())});
       rw[l.getTile()].first = true;
     } else if (auto s = dyn_cast<StoreOp>(op)) {
-      acc.insert({s.getTile(), dimsOf(s.getIndices())});
+      acc.insert({s.getTile(), dimsOf(s.getTile(), s.getIndices())});
       rw[s.getTile()].second = true;
     }
   });
@@ -485,7 +484,9 @@ static std::optional<LinearLayout> demandedBy(const LinearLayout &ref,
                                               ArrayRef<int64_t> regionShape,
                                               ArrayRef<int64_t> tileShape) {
   for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] < 0 || regionShape[dims[i]] != tileShape[i])
+    if (dims[i] == kUnitAccessDim ? tileShape[i] != 1
+                                  : dims[i] < 0 ||
+                                        regionShape[dims[i]] != tileShape[i])
       return std::nullopt;
   return project(ref, dims, tileShape);
 }

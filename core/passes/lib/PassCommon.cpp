@@ -5,6 +5,7 @@
 #include "tessera/layout/NamedLayouts.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -189,6 +190,22 @@ unsigned blockDeps(Value v, tile::KernelOp kernel,
   }
   memo[v] = deps;
   return deps;
+}
+
+SmallVector<int> parallelAccessDims(Block &body, ValueRange indices,
+                                   ArrayRef<int64_t> tileShape) {
+  SmallVector<int> ds;
+  for (auto [d, i] : llvm::enumerate(indices)) {
+    auto ba = dyn_cast<BlockArgument>(i);
+    if (ba && ba.getOwner() == &body)
+      ds.push_back(int(ba.getArgNumber()));
+    else if (d < tileShape.size() && tileShape[d] == 1 &&
+             matchPattern(i, m_Zero()))
+      ds.push_back(kUnitAccessDim);
+    else
+      ds.push_back(-1);
+  }
+  return ds;
 }
 
 SmallVector<tile::KernelOp> kernelsOf(ModuleOp m) {

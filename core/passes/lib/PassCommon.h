@@ -94,6 +94,16 @@ mlir::LogicalResult inferKernelLayouts(tile::KernelOp kernel,
 int64_t plannedSharedBytes(tile::KernelOp kernel,
                            const target::TargetDescription &target);
 
+/// How a tile.load / tile.store inside a tile.parallel region indexes one
+/// dimension of its tile: the region dimension whose induction variable it
+/// is (>= 0), kUnitAccessDim for the constant 0 into a dimension of size 1
+/// (a column vector [N, 1] read beside an [N, M] region: the dimension
+/// carries no thread or register bits), or -1 for anything else.
+constexpr int kUnitAccessDim = -2;
+llvm::SmallVector<int> parallelAccessDims(mlir::Block &body,
+                                          mlir::ValueRange indices,
+                                          llvm::ArrayRef<int64_t> tileShape);
+
 /// The tile.kernel ops of the module.
 llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);
 

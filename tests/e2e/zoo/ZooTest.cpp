@@ -504,6 +504,40 @@ TEST(Zoo, GemmFp8RowColScaled) {
   }
 }
 
+TEST(Zoo, GemmFp8BlockScaled) {
+  REQUIRE_ZOO(k, "gemm_fp8_blockscale");
+  // The scale blocks are 128 wide along K (and N for B): shapes with a
+  // partial last block along every dimension, and several blocks along K.
+  const GemmShape shapes[] = {{1, 1, 1},       {17, 17, 17},   {1000, 17, 70},
+                              {33, 1000, 129}, {130, 257, 4097}, {200, 300, 333}};
+  for (const GemmShape &s : shapes) {
+    SCOPED_TRACE(shapeName(s));
+    int64_t kb = (s.k + 127) / 128, nb = (s.n + 127) / 128;
+    Tensor A(DType::F8E4M3, {s.m, s.k}), B(DType::F8E4M3, {s.n, s.k}),
+        sa(DType::F32, {s.m, kb}), sb(DType::F32, {nb, kb}),
+        C(DType::BF16, {s.m, s.n});
+    // Scales over a 16x range: a scale of another row, column block or K
+    // block would show.
+    A.random(-4, 4), B.random(-4, 4), sa.random(0.25, 4), sb.random(0.25, 4);
+    C.poison();
+    k.launch({A.arg(), B.arg(), sa.arg(), sb.arg(), C.arg()});
+    std::vector<double> a = A.values(), b = B.values();
+    std::vector<double> ref(s.m * s.n, 0.0);
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t j = 0; j < s.n; ++j) {
+        double sum = 0;
+        for (int64_t q = 0; q < kb; ++q) {
+          double part = 0;
+          for (int64_t kk = q * 128; kk < std::min(s.k, (q + 1) * 128); ++kk)
+            part += a[i * s.k + kk] * b[j * s.k + kk];
+          sum += part * sa.get(i * kb + q) * sb.get((j / 128) * kb + q);
+        }
+        ref[i * s.n + j] = sum;
+      }
+    EXPECT_LE(relError(C.fetch().values(), ref), 8e-3);
+  }
+}
+
 TEST(Zoo, GemmI8I32) {
   REQUIRE_ZOO(k, "gemm_i8_i32");
   for (const GemmShape &s : kGemmShapes) {

@@ -127,6 +127,13 @@
 // RUN: diff %t.gemm_fp8_128x256_scaled.1.mlir %t.gemm_fp8_128x256_scaled.3.mlir
 // RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_fp8_128x256_scaled.mlir | FileCheck %s --check-prefix=SM90-GEMM-FP8-128X256-SCALED
 // RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_fp8_128x256_scaled.mlir | FileCheck %s --check-prefix=SM80-GEMM-FP8-128X256-SCALED
+// RUN: %tessera-opt %examples/zoo/gemm_fp8_blockscale.mlir -o %t.gemm_fp8_blockscale.1.mlir
+// RUN: %tessera-opt %t.gemm_fp8_blockscale.1.mlir -o %t.gemm_fp8_blockscale.2.mlir
+// RUN: diff %t.gemm_fp8_blockscale.1.mlir %t.gemm_fp8_blockscale.2.mlir
+// RUN: %tessera-opt %t.gemm_fp8_blockscale.1.mlir --mlir-print-op-generic | %tessera-opt -o %t.gemm_fp8_blockscale.3.mlir
+// RUN: diff %t.gemm_fp8_blockscale.1.mlir %t.gemm_fp8_blockscale.3.mlir
+// RUN: env TESSERA_WIDEN=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-FP8-BLOCKSCALE
+// RUN: %tessera-opt --tessera-pipeline=sm_80 %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM80-GEMM-FP8-BLOCKSCALE
 // RUN: %tessera-opt %examples/zoo/gemm_i8_i32.mlir -o %t.gemm_i8_i32.1.mlir
 // RUN: %tessera-opt %t.gemm_i8_i32.1.mlir -o %t.gemm_i8_i32.2.mlir
 // RUN: diff %t.gemm_i8_i32.1.mlir %t.gemm_i8_i32.2.mlir
@@ -330,6 +337,14 @@
 // SM80-GEMM-FP8-128X256-SCALED-LABEL: tile.func @gemm_fp8_128x256_scaled(
 // SM80-GEMM-FP8-128X256-SCALED: tile.kernel {{.*}}tile.shared_bytes = 147456 :
 // SM80-GEMM-FP8-128X256-SCALED: tile.gemm {{.*}}atom = "fma"
+
+// SM90-GEMM-FP8-BLOCKSCALE-LABEL: tile.func @gemm_fp8_blockscale(
+// SM90-GEMM-FP8-BLOCKSCALE: tile.kernel {{.*}}tile.shared_bytes = 131072 :
+// SM90-GEMM-FP8-BLOCKSCALE: tile.gemm {{.*}}transpose_b clear {atom = "wgmma_m64n128k32_f8e4m3_f32", warps = array<i64: 2, 1>}
+// SM90-GEMM-FP8-BLOCKSCALE-NOT: tile.convert_layout
+// SM80-GEMM-FP8-BLOCKSCALE-LABEL: tile.func @gemm_fp8_blockscale(
+// SM80-GEMM-FP8-BLOCKSCALE: tile.kernel {{.*}}tile.shared_bytes = 131072 :
+// SM80-GEMM-FP8-BLOCKSCALE: tile.gemm {{.*}}atom = "fma"
 
 // SM90-GEMM-I8-I32-LABEL: tile.func @gemm_i8_i32(
 // SM90-GEMM-I8-I32: tile.kernel {{.*}}tile.shared_bytes = 65536 :

@@ -104,8 +104,10 @@ TEST(CompileKey, CompilerSwitchesAreInTheKey) {
     ASSERT_EQ(std::getenv(name), nullptr)
         << name << " set in the test's environment";
   std::string base = compileCacheKey("src", 3, host, none);
-  for (const char *name : {"TESSERA_PTX_FAST", "TESSERA_WIDEN",
-                           "TESSERA_MASK_VERSION", "TESSERA_FMA_LAYOUT"}) {
+  for (const char *name :
+       {"TESSERA_PTX_FAST", "TESSERA_WIDEN", "TESSERA_MASK_VERSION",
+        "TESSERA_FMA_LAYOUT", "TESSERA_MMA_ZERO_START", "TESSERA_PERSISTENT",
+        "TESSERA_CUDA_WARP_SPECIALIZATION"}) {
     SCOPED_TRACE(name);
     setenv(name, "0", 1);
     std::string off = compileCacheKey("src", 3, host, none);

@@ -146,9 +146,19 @@ public:
                 llvm::ArrayRef<mlir::Value> /*c*/) {
     return {};
   }
+  /// Whether emitMmaShared can start an instance of `atom` from a zero
+  /// accumulator without reading one (wgmma's scale-d = 0). Where it can, a
+  /// `clear` gemm writes no zeros into its accumulator registers: the atoms
+  /// of its first K step get null accumulator values in `c` and must return
+  /// a*b alone (TESSERA_MMA_ZERO_START=0 turns this off).
+  virtual bool mmaStartsFromZero(const target::MmaAtom &) const {
+    return false;
+  }
   /// Around the atoms of one tile.gemm: `acc` holds every accumulator of the
-  /// thread; a backend whose matrix instructions run asynchronously fences
-  /// them here (and may replace the values it passes on).
+  /// thread (none where the gemm's first atoms start from zero, see
+  /// mmaStartsFromZero); a backend whose matrix instructions run
+  /// asynchronously fences them here (and may replace the values it passes
+  /// on).
   virtual void beginMmaSequence(mlir::OpBuilder &, mlir::Location,
                                 const target::MmaAtom &,
                                 llvm::SmallVectorImpl<mlir::Value> & /*acc*/) {}

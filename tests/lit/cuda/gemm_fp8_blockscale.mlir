@@ -1,0 +1,76 @@
+// The DeepSeek-style block-scaled fp8 GEMM of the zoo on sm_90a, each tile
+// op lowered by itself: A and B arrive by TMA (two UINT8 tensor maps, boxes
+// of 128 x 128 bytes, 128-byte swizzle) into a 4-stage pipeline; each K
+// step's gemm into the cleared temporary is four wgmma m64n128k32 e4m3 per
+// warpgroup (two warpgroups of 64 rows), waited for in the same step (its
+// result is read there); the a_scale column (128x1 tile indexed [i, 0]) and
+// the b_scale value are plain loads into registers, and the parallel region
+// is one fma per accumulator register; no spills. On sm_80 (no fp8 MMA) the
+// same program runs on FMAs. The cleared temporary needs no zeros
+// (TESSERA_MMA_ZERO_START, below).
+// REQUIRES: tessera, plugin-cuda
+// RUN: rm -rf %t && mkdir -p %t/g %t/a
+// RUN: %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
+// RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=LOOP --input-file %t/g/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=PTXAS --input-file %t/g/ptxas.sm_90a.txt
+// RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx
+// RUN: FileCheck %s --check-prefix=ZERO --input-file %t/g/kernel.sm_90a.ptx
+// RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
+// RUN: mkdir -p %t/z && env TESSERA_MMA_ZERO_START=0 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/z.tsb --dump-dir %t/z
+// RUN: FileCheck %s --check-prefix=ZEROED --input-file %t/z/kernel.sm_90a.ptx
+// RUN: %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/a.tsb --dump-dir %t/a
+// RUN: FileCheck %s --check-prefix=SM80 --input-file %t/a/kernel.sm_80.ptx
+// RUN: FileCheck %s --check-prefix=PTXAS --input-file %t/a/ptxas.sm_80.txt
+
+// Two maps: slot, rank 2, UINT8 (0), 1 byte, 128-byte swizzle (3), box 128 x 128.
+// CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm_fp8_blockscale[112] = {84, 77, 65, 50, 2, 0, 0, 0, 0, 1, 0, 0, {{[0-9]+, [0-9]+, [0-9]+, [0-9]+}}, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 128, 0, 0, 0, 128, 0, 0, 0
+// CHECK: .visible .entry tessera_kernel_gemm_fp8_blockscale(
+// CHECK: .maxntid 256, 1, 1
+// CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-DAG: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK-DAG: ld.global.b32
+// CHECK-DAG: cvt.rn.bf16.f32
+
+// One K step: four wgmma, waited for at once, then the scaled accumulation.
+// LOOP: wgmma.fence.sync.aligned;
+// LOOP-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}, p, 1, 1;
+// LOOP-NOT: wgmma.mma_async
+// LOOP: wgmma.commit_group.sync.aligned;
+// LOOP-NEXT: // end inline asm
+// LOOP-NEXT: // begin inline asm
+// LOOP-NEXT: wgmma.wait_group.sync.aligned 0;
+// LOOP-COUNT-64: fma.rn.f32
+// LOOP-NOT: wgmma.mma_async
+
+// The temporary is cleared by its first wgmma (scale-d = 0: d = a*b, the
+// accumulator registers are outputs only); the other three accumulate.
+// ZERO: wgmma.fence.sync.aligned;
+// ZERO-NOT: mov.b32 {{%r[0-9]+}}, {{%r[0-9]+}};
+// ZERO: mov.b32 [[Z:%r[0-9]+]], 0;
+// ZERO-NOT: wgmma.mma_async
+// ZERO: setp.ne.b32 p, [[Z]], 0;
+// ZERO-NEXT: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// ZERO: mov.b32 [[ONE:%r[0-9]+]], 1;
+// ZERO-COUNT-3: setp.ne.b32 p, [[ONE]], 0;
+// ZERO-NEXT: wgmma.mma_async
+// ZERO-NOT: wgmma.mma_async
+
+// TESSERA_MMA_ZERO_START=0: zeros in the 64 registers each K step (before
+// the fence), then four accumulating wgmma.
+// ZEROED: wgmma.fence.sync.aligned;
+// ZEROED: mov.b32 [[ONE:%r[0-9]+]], 1;
+// ZEROED-COUNT-4: setp.ne.b32 p, [[ONE]], 0;
+
+// PTXAS: 0 bytes spill stores, 0 bytes spill loads
+
+// TWIN: .visible .entry tessera_kernel_gemm_fp8_blockscale__fallback(
+// TWIN: cp.async.cg.shared.global
+// TWIN: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+
+// INFO: kernel gemm_fp8_blockscale {{.*}}: 256 threads, {{[0-9]+}} shared bytes
+
+// SM80-NOT: wgmma
+// SM80: .visible .entry tessera_kernel_gemm_fp8_blockscale(
+// SM80-NOT: mma.sync
+// SM80: cvt.rn.bf16.f32
