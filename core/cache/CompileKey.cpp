@@ -288,6 +288,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_SPIRV_LOOP_CONTROL",
       "TESSERA_SPIRV_READONLY",
       "TESSERA_SPIRV_REPACK",
+      "TESSERA_SPIRV_SPLIT_REFILL",
       "TESSERA_SPIRV_STAGE_BUDGET",
       "TESSERA_SPIRV_STAGE_RESERVE",
       "TESSERA_SPIRV_STAGING_SPLIT",

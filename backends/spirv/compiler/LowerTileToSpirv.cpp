@@ -984,7 +984,11 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
     scalarizeVectorAccesses(fn, views);
     if (failed(linearizeGlobals(fn, globals)))
       return failure();
-    // The refill's loads above the stage barrier: TESSERA_SPIRV_EARLY_LOADS=1.
+    // The refill's second half halfway through the body
+    // (TESSERA_SPIRV_SPLIT_REFILL=1), its loads above the stage barrier
+    // (TESSERA_SPIRV_EARLY_LOADS=1).
+    if (tessera::spirv::switchOn("TESSERA_SPIRV_SPLIT_REFILL"))
+      tessera::spirv::splitRefills(fn);
     if (tessera::spirv::switchOn("TESSERA_SPIRV_EARLY_LOADS"))
       tessera::spirv::issueLoadsBeforeBarriers(fn);
     unsigned tensors = llvm::count(rec.slotKinds, TESSERA_SPIRV_SLOT_BUFFER);

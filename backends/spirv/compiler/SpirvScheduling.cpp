@@ -405,6 +405,80 @@ void issueLoadsBeforeBarriers(gpu::GPUFuncOp fn) {
   }
 }
 
+void splitRefills(gpu::GPUFuncOp fn) {
+  llvm::DenseSet<Value> readOnly = readOnlyBuffers(fn);
+  if (readOnly.empty())
+    return;
+  SmallVector<scf::IfOp> refills;
+  fn.walk([&](scf::IfOp i) {
+    if (isa<scf::ForOp>(i->getParentOp()) && i->getNumResults() == 0 &&
+        loadsIntoPrivate(i, readOnly))
+      refills.push_back(i);
+  });
+  for (scf::IfOp refill : refills) {
+    // The private arrays it fills, in the order of their first stores.
+    SmallVector<Value> arrays;
+    refill.walk([&](memref::StoreOp st) {
+      if (!llvm::is_contained(arrays, st.getMemref()))
+        arrays.push_back(st.getMemref());
+    });
+    if (arrays.size() < 2)
+      continue;
+    llvm::DenseSet<Value> late(arrays.begin() + arrays.size() / 2,
+                               arrays.end());
+    // Where the second half goes: the first multiply-add of the block
+    // whose accumulator another one of the block computed (the second K
+    // step of a gemm), else the middle of the ops after the refill.
+    Block *blk = refill->getBlock();
+    SmallVector<Operation *> after;
+    for (Operation *op = refill->getNextNode(); op && op != blk->getTerminator();
+         op = op->getNextNode())
+      after.push_back(op);
+    Operation *at = nullptr;
+    for (Operation *op : after)
+      if (auto mma = dyn_cast<gpu::SubgroupMmaComputeOp>(op)) {
+        auto prev = mma.getOpC().getDefiningOp<gpu::SubgroupMmaComputeOp>();
+        if (prev && prev->getBlock() == blk) {
+          at = op;
+          break;
+        }
+      }
+    if (!at && after.size() >= 2)
+      at = after[after.size() / 2];
+    if (!at)
+      continue;
+    // Nothing between may touch the arrays that move.
+    bool touched = false;
+    for (Operation *op : after) {
+      if (op == at)
+        break;
+      op->walk([&](Operation *o) {
+        for (Value v : o->getOperands())
+          touched |= late.contains(v);
+      });
+    }
+    if (touched)
+      continue;
+    // A copy of the refill at `at` keeps the stores into the late arrays,
+    // the refill keeps the others; the loads left without a use go with
+    // the canonicalizer (they only read memory nothing writes).
+    OpBuilder b(at);
+    Operation *second = b.clone(*refill);
+    auto keepOnly = [&](Operation *root, bool keepLate) {
+      SmallVector<memref::StoreOp> drop;
+      root->walk([&](memref::StoreOp st) {
+        if (llvm::is_contained(arrays, st.getMemref()) &&
+            late.contains(st.getMemref()) != keepLate)
+          drop.push_back(st);
+      });
+      for (memref::StoreOp st : drop)
+        st.erase();
+    };
+    keepOnly(refill, false);
+    keepOnly(second, true);
+  }
+}
+
 void setLoopControl(spv::ModuleOp m) {
   const char *v = std::getenv("TESSERA_SPIRV_LOOP_CONTROL");
   if (!v || !*v)

@@ -44,6 +44,17 @@ void carryPrivateArrays(mlir::gpu::GPUFuncOp fn, int64_t subgroupSize);
 /// overlap the barrier's wait.
 void issueLoadsBeforeBarriers(mlir::gpu::GPUFuncOp fn);
 
+/// TESSERA_SPIRV_SPLIT_REFILL=1. A refill in a loop that fills two or more
+/// private arrays (register staging of A and B) is split: the first half of
+/// the arrays is loaded where it was, the rest halfway through the loop
+/// body (before the gemm's second K step: the first multiply-add whose
+/// accumulator another multiply-add of the body computed; else the middle
+/// of the body's ops after the refill). The second half's registers are
+/// then live for half an iteration instead of a whole one, beside the
+/// accumulators and the first K step's operands, at the cost of half the
+/// latency hiding for those loads.
+void splitRefills(mlir::gpu::GPUFuncOp fn);
+
 /// TESSERA_SPIRV_LOOP_CONTROL=unroll|dont_unroll: the loop control of the
 /// loops that synchronize the workgroup in their body (a workgroup
 /// OpControlBarrier not inside a nested loop): the software-pipelined K
