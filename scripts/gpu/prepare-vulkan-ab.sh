@@ -1,22 +1,43 @@
 #!/usr/bin/env bash
 # A/B of the Vulkan lowerings on NVIDIA's Vulkan driver: compiles gemm,
 # gemm_bf16 and flash_attention_fwd for nvidia-vk + the host (the reference)
-# with the tree's defaults into .devcarry/vkab/on and with the switches off
-# into .devcarry/vkab/off, and gemm for the CUDA chip (the ratio's
+# with the tree's defaults into .devcarry/vkab/on and with the earlier
+# switches off into .devcarry/vkab/off, gemm.mlir once per variant (the
+# defaults plus the switches of one line of .devcarry/vkab/variants.txt)
+# into .devcarry/vkab/v-<label>, and gemm for the CUDA chip (the ratio's
 # denominator). The runtime side comes from scripts/gpu/prepare.sh
 # (refreshed here: the spirv runtime plugin reports pipeline statistics),
 # the Vulkan loader from .gl/ (prepare-vulkan.sh's packages).
 # scripts/gpu/vulkan-ab.sh runs it there (carry .devcarry and .gl).
 #   scripts/gpu/prepare-vulkan-ab.sh [cuda chip]   (default sm_90a)
+# Variants: VKAB_VARIANTS names a file of lines "label VAR=value ..." to use
+# instead of the list below; VKAB_OLD=1 adds the staging budgets and
+# piece-0 addresses measured on 2026-11-27 (b16, b1, sp1, res1).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
 chip="${1:-sm_90a}"; host="$(uname -m)-unknown-linux-gnu"
 vk="${VKAB_TARGET:-spirv64-unknown-vulkan1.3:nvidia-vk}"   # lavapipe: a dry run here
 off="TESSERA_SPIRV_WARPS2D=0 TESSERA_SPIRV_STAGING_SPLIT=0 TESSERA_SPIRV_REPACK=1 TESSERA_SPIRV_STAGE_BUDGET=0"
-# gemm with the defaults but for the staging budget: whole tiles staged (b0,
-# the default), 16 registers (b16: half the tile), none (b1: every piece
-# straight into its stage).
-budgets="0 16 1"
+# The switches of docs/backends/spirv.md "Switches for the next A/B", one
+# by one, then the combinations expected to add up.
+variants="carry TESSERA_SPIRV_CARRY=1
+early TESSERA_SPIRV_EARLY_LOADS=1
+splitr TESSERA_SPIRV_SPLIT_REFILL=1
+ro TESSERA_SPIRV_READONLY=1
+cont TESSERA_SPIRV_CONTINUE=1
+unroll TESSERA_SPIRV_LOOP_CONTROL=unroll
+nounroll TESSERA_SPIRV_LOOP_CONTROL=dont_unroll
+splitr+early TESSERA_SPIRV_SPLIT_REFILL=1 TESSERA_SPIRV_EARLY_LOADS=1
+carry+early+ro TESSERA_SPIRV_CARRY=1 TESSERA_SPIRV_EARLY_LOADS=1 TESSERA_SPIRV_READONLY=1
+all TESSERA_SPIRV_CARRY=1 TESSERA_SPIRV_EARLY_LOADS=1 TESSERA_SPIRV_SPLIT_REFILL=1 TESSERA_SPIRV_READONLY=1 TESSERA_SPIRV_CONTINUE=1"
+if [ "${VKAB_OLD:-0}" = 1 ]; then
+  variants="$variants
+b16 TESSERA_SPIRV_STAGE_BUDGET=16
+b1 TESSERA_SPIRV_STAGE_BUDGET=1
+sp1 TESSERA_STAGED_PIECE=1
+res1 TESSERA_SPIRV_STAGE_RESERVE=1"
+fi
+[ -n "${VKAB_VARIANTS:-}" ] && variants="$(cat "$VKAB_VARIANTS")"
 if [ -d .devcarry/build ]; then
   scripts/build.sh default >/dev/null
   cp build/default/bin/tessera .devcarry/build/bin/
@@ -27,22 +48,18 @@ else
 fi
 export TESSERA_NO_CACHE=1
 a=.devcarry/vkab; rm -rf $a && mkdir -p $a/on $a/off $a/cuda
-echo "$off" > $a/switches.txt; echo "$budgets" > $a/budgets.txt
+echo "$off" > $a/switches.txt
 for k in gemm gemm_bf16 flash_attention_fwd; do
   build/default/bin/tessera compile "examples/$k.mlir" --target "$vk" --target "$host" -o "$a/on/$k.tsb"
   env $off build/default/bin/tessera compile "examples/$k.mlir" --target "$vk" --target "$host" -o "$a/off/$k.tsb"
 done
-for n in $budgets; do
-  mkdir -p $a/b$n
-  TESSERA_SPIRV_STAGE_BUDGET=$n build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/b$n/gemm.tsb"
-done
-# The switches that are off by default: piece addresses from piece 0's
-# (sp1: TESSERA_STAGED_PIECE=1) and the staging reserve (res1:
-# TESSERA_SPIRV_STAGE_RESERVE=1, with the per-piece addresses).
-mkdir -p $a/bsp1 $a/bres1
-TESSERA_STAGED_PIECE=1 build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/bsp1/gemm.tsb"
-TESSERA_SPIRV_STAGE_RESERVE=1 build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" -o "$a/bres1/gemm.tsb"
-echo "$budgets sp1 res1" > $a/budgets.txt
+printf '%s\n' "$variants" | grep -v '^ *$' > $a/variants.txt
+while read -r label envs; do
+  mkdir -p "$a/v-$label"
+  env $envs build/default/bin/tessera compile examples/gemm.mlir --target "$vk" --target "$host" \
+    -o "$a/v-$label/gemm.tsb"
+  echo "$label: $envs"
+done < $a/variants.txt
 build/default/bin/tessera compile examples/gemm.mlir --target "nvptx64-nvidia-cuda:$chip" -o $a/cuda/gemm.tsb
 # The loader and libglvnd (as prepare-vulkan.sh).
 grep -qx '/.gl/' "$(git rev-parse --git-path info/exclude)" 2>/dev/null || echo '/.gl/' >> "$(git rev-parse --git-path info/exclude)"

@@ -2,19 +2,32 @@
 # On the GPU machine, over .devcarry/vkab (scripts/gpu/prepare-vulkan-ab.sh):
 # what NVIDIA's driver compiled of each build's kernels (TESSERA_VULKAN_STATS:
 # registers, spills, instruction counts; the cooperative-matrix shapes it
-# reports), both builds checked against the host image on odd shapes, then
-# gemm 4096 (and 2048, flash attention S1024) timed alternating on/off for two
-# rounds, with the CUDA backend's gemm 4096 for the ratio. Results in $OUT.
+# reports), every build checked against the host image on odd shapes, then
+# gemm 4096 and 2048 (flash attention S1024 for on/off) timed for two rounds,
+# the default ("on"), the earlier switches off ("off") and each variant of
+# variants.txt alternating, with the CUDA backend's gemm 4096 for the ratio.
+# Results in $OUT: vkab-table.txt (one line per build: registers, local
+# memory, ms at 4096 and 2048, against the default and CUDA), vkab-stats.txt,
+# vkab-bench.jsonl, vkab-checks.txt.
 # Carry: .devcarry .gl   (run: bash scripts/gpu/vulkan-ab.sh)
+# A dry run on another Vulkan device (bundles from VKAB_TARGET=...:lavapipe):
+#   VKAB_LOCAL=1 VKAB_SIZES="256 128" VKAB_ATTN=B=1,H=1,S=64 bash scripts/gpu/vulkan-ab.sh
 set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+if [ "${VKAB_LOCAL:-0}" != 1 ]; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+fi
 source "$(dirname "$0")/common.sh"
 "$bin/tessera" plugins | grep -q "spirv.*ready" ||
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 a=.devcarry/vkab; log="$out/vkab-checks.txt"; : > "$log"; bench="$out/vkab-bench.jsonl"; : > "$bench"
+stats="$out/vkab-stats.txt"; : > "$stats"
+read -r big mid <<< "${VKAB_SIZES:-4096 2048}"
+attn="${VKAB_ATTN:-B=4,H=16,S=1024}"
 echo "off = $(cat $a/switches.txt)"
-budgets=""; for n in $(cat $a/budgets.txt 2>/dev/null); do [ -f $a/b$n/gemm.tsb ] && budgets="$budgets b$n"; done
-echo "gemm staging budgets (TESSERA_SPIRV_STAGE_BUDGET):$budgets"
+variants=""
+while read -r label envs; do
+  [ -f "$a/v-$label/gemm.tsb" ] && variants="$variants v-$label" && echo "v-$label = $envs"
+done < $a/variants.txt
 echo "== what the driver compiled"
 mkdir -p "$out/vkir"
 for s in on off; do
@@ -23,12 +36,12 @@ for s in on off; do
              "flash_attention_fwd --shape B=1,H=1,S=128 --scalar causal=0 --scalar sm_scale=0.0883883"; do
     set -- $run
     TESSERA_VULKAN_STATS=$ir "$bin/tessera" run $a/$s/$1.tsb --device spirv "${@:2}" --iters 1 --warmup 0 \
-      --no-check 2>&1 | grep tessera-vk-stats | sort -u | sed "s/^/$s $1: /" | tee -a "$out/vkab-stats.txt" | cut -c1-400
+      --no-check 2>&1 | grep tessera-vk-stats | sort -u | sed "s/^/$s $1: /" | tee -a "$stats" | grep -v "cooperative matrix [0-9]" | cut -c1-400
   done
 done
-for s in $budgets; do
+for s in $variants; do
   TESSERA_VULKAN_STATS=1 "$bin/tessera" run $a/$s/gemm.tsb --device spirv --shape M=128,N=128,K=128 --iters 1 --warmup 0 \
-    --no-check 2>&1 | grep tessera-vk-stats | sort -u | sed "s/^/$s gemm: /" | tee -a "$out/vkab-stats.txt" | cut -c1-400
+    --no-check 2>&1 | grep tessera-vk-stats | grep -v "cooperative matrix [0-9]" | sort -u | sed "s/^/$s gemm: /" | tee -a "$stats" | cut -c1-400
 done
 echo "== checks (against the host image)"
 check() { if "$bin/tessera" run "$a/$1/$2.tsb" --device spirv --iters 2 --warmup 1 "${@:3}" >>"$log" 2>&1; then
@@ -42,35 +55,52 @@ for s in on off; do
     check $s flash_attention_fwd --shape B=2,H=1,S=17 --scalar causal=$c --scalar sm_scale=0.0883883
   done
 done
-for s in $budgets; do
-  for shp in M=1000,N=1000,K=1000 M=257,N=129,K=4097; do check $s gemm --shape $shp; done
+for s in $variants; do
+  for shp in M=1000,N=1000,K=1000 M=1,N=1,K=1 M=257,N=129,K=4097; do check $s gemm --shape $shp; done
 done
 echo "checks passed: $(grep -c 'check: passed' "$log") of $(grep -c 'check:' "$log")"
 echo "== timing"
 t() { # label bundle device shape [args]
   "$bin/tessera" run "$2" --device "$3" --shape "$4" --iters 20 --warmup 5 --no-check --json "${@:5}" 2>&1 |
     tail -1 | sed "s|^{|{\"build\": \"$1\", \"shape\": \"$4\", |" >> "$bench"; }
+B="M=$big,N=$big,K=$big"; Mid="M=$mid,N=$mid,K=$mid"
 for round in 1 2; do
   for s in on off; do
-    t $s $a/$s/gemm.tsb spirv M=4096,N=4096,K=4096; t $s $a/$s/gemm.tsb spirv M=2048,N=2048,K=2048
-    t $s $a/$s/flash_attention_fwd.tsb spirv B=4,H=16,S=1024 --scalar causal=0 --scalar sm_scale=0.0883883
+    t $s $a/$s/gemm.tsb spirv $B; t $s $a/$s/gemm.tsb spirv $Mid
+    t $s $a/$s/flash_attention_fwd.tsb spirv $attn --scalar causal=0 --scalar sm_scale=0.0883883
   done
-  for s in $budgets; do t $s $a/$s/gemm.tsb spirv M=4096,N=4096,K=4096; done
-  t cuda $a/cuda/gemm.tsb cuda M=4096,N=4096,K=4096
+  for s in $variants; do
+    t $s $a/$s/gemm.tsb spirv $B; t $s $a/$s/gemm.tsb spirv $Mid
+    t on $a/on/gemm.tsb spirv $B   # the default between the variants: drift shows
+  done
+  t cuda $a/cuda/gemm.tsb cuda "M=4096,N=4096,K=4096"
 done
-python3 - "$bench" <<'PY' | tee "$out/vkab-table.txt"
-import json, sys, collections
+python3 - "$bench" "$stats" "$B" "$Mid" <<'PY' | tee "$out/vkab-table.txt"
+import json, sys, collections, re
+bench, stats, big, mid = sys.argv[1:5]
 d = collections.defaultdict(lambda: collections.defaultdict(list))
-for l in open(sys.argv[1]):
+order = []
+for l in open(bench):
     try: r = json.loads(l)
     except Exception: continue
-    if "median_ms" in r: d[(r.get("kernel"), r["shape"])][r["build"]].append(r["median_ms"])
+    if "median_ms" not in r: continue
+    d[(r.get("kernel"), r["shape"])][r["build"]].append(r["median_ms"])
+    if r["build"] not in order: order.append(r["build"])
+regs, local = {}, {}
+for l in open(stats):
+    m = re.match(r"(\S+) gemm: .*Register Count = (\d+);.*Local Memory Size = (\d+)", l)
+    if m: regs[m.group(1)], local[m.group(1)] = m.group(2), m.group(3)
 cuda = min(d.get(("gemm", "M=4096,N=4096,K=4096"), {}).get("cuda", [0]))
+g4, g2 = d.get(("gemm", big), {}), d.get(("gemm", mid), {})
+on4 = min(g4.get("on", [0])) or 1
+on2 = min(g2.get("on", [0])) or 1
+print(f"gemm.mlir f16: best of the rounds' medians (ms); CUDA backend's gemm 4096: {cuda:.3f} ms")
+print(f"{'build':16s} {'regs':>4s} {'local B':>7s} {big:>18s} {'x on':>5s} {'cuda/x':>6s} {mid:>18s} {'x on':>5s}  runs at {big}")
+for b in order:
+    if b == "cuda" or b not in g4: continue
+    v4 = min(g4[b]); v2 = min(g2.get(b, [0])) if g2.get(b) else 0
+    print(f"{b:16s} {regs.get(b, '?'):>4s} {local.get(b, '?'):>7s} {v4:18.3f} {v4 / on4:5.2f} {cuda / v4 if cuda else 0:6.2f} {v2:18.3f} {v2 / on2 if v2 else 0:5.2f}  {g4[b]}")
 for (k, s), b in d.items():
-    if "on" not in b: continue
-    on, off = min(b["on"]), min(b.get("off", [0]))
-    ratio = f"  cuda/on {cuda / on:.2f}x (cuda {cuda:.3f})" if k == "gemm" and s.startswith("M=4096") and cuda else ""
-    print(f"{k:22s} {s:24s} on {on:7.3f} ms {b['on']}  off {off:7.3f} ms {b.get('off')}  off/on {off / on:.2f}{ratio}")
-    for o in sorted(x for x in b if x.startswith("b")):
-        print(f"{'':22s} {'':24s} {o:3s} {min(b[o]):7.3f} ms {b[o]}  {o}/on {min(b[o]) / on:.2f}" + (f"  cuda/{o} {cuda / min(b[o]):.2f}x" if cuda else ""))
+    if k == "flash_attention_fwd" and "on" in b:
+        print(f"flash_attention_fwd {s}: on {min(b['on']):.3f} ms {b['on']}  off {min(b.get('off', [0])):.3f} ms {b.get('off')}")
 PY

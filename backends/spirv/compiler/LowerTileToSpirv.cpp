@@ -20,6 +20,7 @@
 
 #include "LowerTileToSpirv.h"
 #include "KernelFunction.h"
+#include "SpirvScheduling.h"
 #include "SpirvTargetHooks.h"
 #include "TileLoweringUtils.h"
 
@@ -970,6 +971,11 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
     if (dk.threads && dk.threads != (int64_t)rec.threads)
       return fn.emitOpError("distribution asked for a copy warp, which the "
                             "Vulkan lowering does not schedule");
+    // Accumulators across the K loop as values (cooperative matrices where
+    // they are some): TESSERA_SPIRV_CARRY=1, docs/backends/spirv.md.
+    if (tessera::spirv::switchOn("TESSERA_SPIRV_CARRY"))
+      tessera::spirv::carryPrivateArrays(
+          fn, desc->warpSize > 1 ? desc->warpSize : 0);
     llvm::DenseSet<Value> views;
     for (const GlobalView &g : globals)
       views.insert(g.view);
@@ -978,6 +984,13 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
     scalarizeVectorAccesses(fn, views);
     if (failed(linearizeGlobals(fn, globals)))
       return failure();
+    // The refill's second half halfway through the body
+    // (TESSERA_SPIRV_SPLIT_REFILL=1), its loads above the stage barrier
+    // (TESSERA_SPIRV_EARLY_LOADS=1).
+    if (tessera::spirv::switchOn("TESSERA_SPIRV_SPLIT_REFILL"))
+      tessera::spirv::splitRefills(fn);
+    if (tessera::spirv::switchOn("TESSERA_SPIRV_EARLY_LOADS"))
+      tessera::spirv::issueLoadsBeforeBarriers(fn);
     unsigned tensors = llvm::count(rec.slotKinds, TESSERA_SPIRV_SLOT_BUFFER);
     FailureOr<SharedPlacement> placed =
         placeSharedTiles(fn, desc->sharedMemoryPerBlock, tensors);

@@ -12,6 +12,7 @@
 
 #include "KernelFunction.h"
 #include "LowerTileToSpirv.h"
+#include "SpirvScheduling.h"
 
 #include "tessera/Passes/Passes.h"
 #include "tessera/spirv/image.h"
@@ -452,6 +453,12 @@ LogicalResult tessera::spirv::emitSpirvImage(
     spvModule.setVceTripleAttr(
         spv::VerCapExtAttr::get(spv::Version::V_1_6, caps, exts, ctx));
   }
+  // Switches for A/B measurements on NVIDIA's driver (SpirvScheduling.h).
+  if (tessera::spirv::switchOn("TESSERA_SPIRV_READONLY"))
+    tessera::spirv::decorateReadOnlyBuffers(spvModule);
+  if (tessera::spirv::switchOn("TESSERA_SPIRV_CONTINUE"))
+    tessera::spirv::separateContinueBlocks(spvModule);
+  tessera::spirv::setLoopControl(spvModule);
   SmallVector<uint32_t> words;
   if (failed(spv::serialize(spvModule, words)))
     return failure();
