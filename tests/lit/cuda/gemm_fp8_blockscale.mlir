@@ -26,7 +26,9 @@
 // Two maps: slot, rank 2, UINT8 (0), 1 byte, 128-byte swizzle (3), box 128 x 128.
 // CHECK: .visible .global .align 4 .b8 tessera_tma_tessera_kernel_gemm_fp8_blockscale[112] = {84, 77, 65, 50, 2, 0, 0, 0, 0, 1, 0, 0, {{[0-9]+, [0-9]+, [0-9]+, [0-9]+}}, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 128, 0, 0, 0, 128, 0, 0, 0
 // CHECK: .visible .entry tessera_kernel_gemm_fp8_blockscale(
-// CHECK: .maxntid 256, 1, 1
+// (Alone on its SM, the loop feeding wgmma: a copy warpgroup beside the
+// two consumer warpgroups.)
+// CHECK: .maxntid 384, 1, 1
 // CHECK-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK-DAG: ld.global.b32
@@ -68,7 +70,7 @@
 // TWIN: cp.async.cg.shared.global
 // TWIN: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 
-// INFO: kernel gemm_fp8_blockscale {{.*}}: 256 threads, {{[0-9]+}} shared bytes
+// INFO: kernel gemm_fp8_blockscale {{.*}}: 384 threads, {{[0-9]+}} shared bytes
 
 // SM80-NOT: wgmma
 // SM80: .visible .entry tessera_kernel_gemm_fp8_blockscale(

@@ -31,7 +31,8 @@ namespace tessera {
 
 /// Bumped whenever CompilerPlugin's virtual interface or the structs it
 /// passes change. 4: CompiledImage::onDemandBytes. 5: TargetHooks::
-/// persistentBlocks / persistentTwin.
+/// persistentBlocks / persistentTwin / mmaStartsFromZero, emitPartialBarrier's
+/// untilReads.
 constexpr unsigned kCompilerPluginAbiVersion = 5;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
