@@ -30,6 +30,11 @@ bool switchOn(const char *name) {
   return v && std::string(v) == "1";
 }
 
+bool switchOff(const char *name) {
+  const char *v = std::getenv(name);
+  return v && std::string(v) == "0";
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//

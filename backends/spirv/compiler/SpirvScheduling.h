@@ -22,6 +22,8 @@ namespace tessera::spirv {
 
 /// True where the environment sets `name` to "1".
 bool switchOn(const char *name);
+/// Whether environment variable `name` is "0" (a default-on switch off).
+bool switchOff(const char *name);
 
 /// TESSERA_SPIRV_CARRY=1. Private arrays (fragments: a gemm's accumulator
 /// registers) that a loop reads and writes only at constant indices, in the

@@ -24,10 +24,12 @@
 // RUN: spirv-val --target-env vulkan1.3 %t/s/kernels.nvidia-vk.spv
 // RUN: spirv-dis %t/s/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=SPLITR
 //
-// A and B (and their 16-byte views) NonWritable and Restrict, C not.
-// RUN: env TESSERA_SPIRV_READONLY=1 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/r.tsb --dump-dir %t/r
+// By default A and B (and their 16-byte views) are NonWritable and
+// Restrict, C not; TESSERA_SPIRV_READONLY=0 leaves them undecorated.
+// RUN: FileCheck %s --check-prefix=READONLY < %t/d.s
+// RUN: env TESSERA_SPIRV_READONLY=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/r.tsb --dump-dir %t/r
 // RUN: spirv-val --target-env vulkan1.3 %t/r/kernels.nvidia-vk.spv
-// RUN: spirv-dis %t/r/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=READONLY
+// RUN: spirv-dis %t/r/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=WRITABLE
 //
 // A continue block of its own: the header branches to the body, not to
 // the continue target.
@@ -41,7 +43,8 @@
 // RUN: env TESSERA_SPIRV_LOOP_CONTROL=unroll %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/u.tsb --dump-dir %t/u
 // RUN: spirv-dis %t/u/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=UNROLL
 
-// DEFAULT-NOT: NonWritable
+// WRITABLE-NOT: NonWritable
+// WRITABLE: OpFunction
 // DEFAULT: OpPhi %uint
 // DEFAULT-NEXT: OpSLessThan
 // DEFAULT-NEXT: OpLoopMerge [[MERGE:%[0-9]+]] [[CONT:%[0-9]+]] None
