@@ -6,6 +6,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace tessera;
 using namespace tessera::cuda;
@@ -360,11 +362,15 @@ SmallVector<Value> CudaTargetHooks::emitMmaShared(OpBuilder &b, Location loc,
     cons += "l,";
     aText = "$" + std::to_string(next++);
   } else {
-    if (a.regs.size() != 8)
+    // Eight 16-bit elements, or the four b32 registers prepareMmaOperands
+    // packed them into.
+    bool packed = a.regs.size() == 4 && a.regs[0].getType().isInteger(32);
+    if (a.regs.size() != 8 && !packed)
       return {};
     aText = "{";
     for (int i = 0; i < 4; ++i) {
-      ops.push_back(pack2(p, a.regs[2 * i], a.regs[2 * i + 1]));
+      ops.push_back(packed ? a.regs[i]
+                           : pack2(p, a.regs[2 * i], a.regs[2 * i + 1]));
       cons += "r,";
       aText += (i ? ",$" : "$") + std::to_string(next++);
     }
@@ -401,6 +407,44 @@ SmallVector<Value> CudaTargetHooks::emitMmaShared(OpBuilder &b, Location loc,
   text += ";\n}";
   SmallVector<Type> res(n, integer ? p.i32 : p.f32);
   return p.asmOp(text, cons, ops, res);
+}
+
+namespace {
+/// TESSERA_WGMMA_FENCE=0: wgmma's register A operands are packed next to
+/// each instruction, after the sequence's wgmma.fence (for A/B: ptxas then
+/// injects a warpgroup.arrive before each such wgmma, C7519).
+bool wgmmaFenceOperands() {
+  const char *v = std::getenv("TESSERA_WGMMA_FENCE");
+  return !(v && std::string(v) == "0");
+}
+} // namespace
+
+bool CudaTargetHooks::mmaOperandsFirst(const target::MmaAtom &atom) const {
+  // wgmma reads A's registers asynchronously: every write to them must come
+  // before the wgmma.fence that starts the sequence, or ptxas fences (and
+  // serializes) each instruction itself.
+  return atom.kind == target::MmaKind::Wgmma && wgmmaFenceOperands();
+}
+
+void CudaTargetHooks::prepareMmaOperands(
+    OpBuilder &b, Location loc, const target::MmaAtom &atom,
+    MutableArrayRef<SmallVector<Value>> operands) {
+  if (atom.kind != target::MmaKind::Wgmma)
+    return;
+  PtxEmitter p(b, loc);
+  SmallVector<Value> words;
+  for (SmallVector<Value> &regs : operands) {
+    if (regs.size() != 8)
+      return; // not wgmma's 16-bit A: emitMmaShared refuses it
+  }
+  for (SmallVector<Value> &regs : operands)
+    for (int i = 0; i < 4; ++i)
+      words.push_back(pack2(p, regs[2 * i], regs[2 * i + 1]));
+  // Through an empty asm statement (ordered before the fence
+  // beginMmaSequence emits next): no conversion sinks past the fence.
+  fenceOperands(p, words);
+  for (auto [n, regs] : llvm::enumerate(operands))
+    regs.assign(words.begin() + 4 * n, words.begin() + 4 * n + 4);
 }
 
 void CudaTargetHooks::beginMmaSequence(OpBuilder &b, Location loc,

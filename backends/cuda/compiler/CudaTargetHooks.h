@@ -58,6 +58,10 @@ public:
   bool mmaStartsFromZero(const target::MmaAtom &atom) const override {
     return atom.kind == target::MmaKind::Wgmma;
   }
+  bool mmaOperandsFirst(const target::MmaAtom &atom) const override;
+  void prepareMmaOperands(
+      mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,
+      llvm::MutableArrayRef<llvm::SmallVector<mlir::Value>> operands) override;
   void beginMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
                         const target::MmaAtom &atom,
                         llvm::SmallVectorImpl<mlir::Value> &acc) override;

@@ -2404,10 +2404,40 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
   if (!zeroStart)
     for (int64_t r = 0; r < C.regs; ++r)
       acc.push_back(regLoad(C, r));
+  // Register operands of each k-step, by the origin they start at (A: row,
+  // B: column). Where the backend asks for them first, all of them are
+  // built here, before the sequence begins.
+  std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> aRegs, bRegs;
+  auto operandRegs = [&](MmaOperandKind which, int64_t kb,
+                         int64_t origin) -> FailureOr<ArrayRef<Value>> {
+    bool isA = which == MmaOperandKind::A;
+    auto &v = (isA ? aRegs : bRegs)[{kb, origin}];
+    if (v.empty() && failed(loadOperand(which, origin, warpOrigin[isA ? 0 : 1],
+                                        kb, v)))
+      return failure();
+    return ArrayRef<Value>(v);
+  };
+  if ((!aDesc || !bDesc) && hooks.mmaOperandsFirst(*atom)) {
+    for (int64_t kb = 0; kb < K; kb += atom->k)
+      for (int64_t inst = 0; inst < instances; ++inst) {
+        Coords origin = regCoords(C.layout, inst * atomRegs);
+        if ((!aDesc && failed(operandRegs(MmaOperandKind::A, kb, origin[0]))) ||
+            (!bDesc && failed(operandRegs(MmaOperandKind::B, kb, origin[1]))))
+          return failure();
+      }
+    SmallVector<SmallVector<Value>> all;
+    for (auto *m : {&aRegs, &bRegs})
+      for (auto &[key, v] : *m)
+        all.push_back(std::move(v));
+    hooks.prepareMmaOperands(b, loc, *atom, all);
+    size_t i = 0;
+    for (auto *m : {&aRegs, &bRegs})
+      for (auto &[key, v] : *m)
+        v = std::move(all[i++]);
+  }
   hooks.beginMmaSequence(b, loc, *atom, acc);
   acc.resize(C.regs);
   for (int64_t kb = 0; kb < K; kb += atom->k) {
-    std::map<int64_t, SmallVector<Value>> aCache, bCache;
     for (int64_t inst = 0; inst < instances; ++inst) {
       Coords origin = regCoords(C.layout, inst * atomRegs);
       MmaOperandRef ar, br;
@@ -2417,11 +2447,11 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
         ar.row0 = add(warpOrigin[0], c(origin[0]));
         ar.col0 = c(kb);
       } else {
-        auto &av = aCache[origin[0]];
-        if (av.empty() && failed(loadOperand(MmaOperandKind::A, origin[0],
-                                             warpOrigin[0], kb, av)))
+        FailureOr<ArrayRef<Value>> av =
+            operandRegs(MmaOperandKind::A, kb, origin[0]);
+        if (failed(av))
           return failure();
-        ar.regs = av;
+        ar.regs = *av;
       }
       if (bDesc) {
         br.shared = &sb;
@@ -2429,11 +2459,11 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
         br.row0 = c(kb);
         br.col0 = add(warpOrigin[1], c(origin[1]));
       } else {
-        auto &bv = bCache[origin[1]];
-        if (bv.empty() && failed(loadOperand(MmaOperandKind::B, origin[1],
-                                             warpOrigin[1], kb, bv)))
+        FailureOr<ArrayRef<Value>> bv =
+            operandRegs(MmaOperandKind::B, kb, origin[1]);
+        if (failed(bv))
           return failure();
-        br.regs = bv;
+        br.regs = *bv;
       }
       ArrayRef<Value> cv =
           ArrayRef<Value>(acc).slice(inst * atomRegs, atomRegs);

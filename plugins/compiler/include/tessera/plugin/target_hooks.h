@@ -24,6 +24,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <functional>
@@ -154,6 +155,22 @@ public:
   virtual bool mmaStartsFromZero(const target::MmaAtom &) const {
     return false;
   }
+  /// Whether the operands that the atoms of a gemm read from registers are
+  /// to be built before beginMmaSequence, all of them, rather than next to
+  /// each instruction: matrix instructions that read registers
+  /// asynchronously (wgmma's A) need them written before the fence that
+  /// starts the sequence. Then prepareMmaOperands gets them.
+  virtual bool mmaOperandsFirst(const target::MmaAtom &) const {
+    return false;
+  }
+  /// The register operands of every atom instance of one gemm (each in the
+  /// atom's register order), built before beginMmaSequence when
+  /// mmaOperandsFirst holds. The backend may replace each by the registers
+  /// its instruction reads (e.g. packed pairs), which emitMma and
+  /// emitMmaShared then receive in their place.
+  virtual void
+  prepareMmaOperands(mlir::OpBuilder &, mlir::Location, const target::MmaAtom &,
+                     llvm::MutableArrayRef<llvm::SmallVector<mlir::Value>>) {}
   /// Around the atoms of one tile.gemm: `acc` holds every accumulator of the
   /// thread (none where the gemm's first atoms start from zero, see
   /// mmaStartsFromZero); a backend whose matrix instructions run
