@@ -84,15 +84,31 @@ LogicalResult distributeKernelFunction(gpu::GPUFuncOp fn,
 }
 
 void approximateFastExp(Operation *root) {
+  const char *fmaEnv = std::getenv("TESSERA_EXP_FMA");
+  bool fma = !(fmaEnv && llvm::StringRef(fmaEnv) == "0");
   root->walk([&](math::ExpOp e) {
     if (!e.getType().isF32() ||
         !bitEnumContainsAll(e.getFastmath(), arith::FastMathFlags::afn))
       return;
     OpBuilder b(e);
-    Value log2e = arith::ConstantOp::create(
-        b, e.getLoc(), b.getF32FloatAttr(1.4426950408889634f));
-    Value x = arith::MulFOp::create(b, e.getLoc(), e.getOperand(), log2e,
-                                    e.getFastmath());
+    Location loc = e.getLoc();
+    auto cst = [&](float v) {
+      return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+    };
+    const float log2e = 1.4426950408889634f;
+    Value x;
+    if (auto sub = e.getOperand().getDefiningOp<arith::SubFOp>(); fma && sub)
+      // exp(a - b) = 2^(a log2 e - b log2 e): one fma per element beside
+      // b's product, which is computed once where b is shared (a
+      // softmax's row max), instead of a subtraction and a multiply.
+      x = math::FmaOp::create(
+          b, loc, sub.getLhs(), cst(log2e),
+          arith::MulFOp::create(b, loc, sub.getRhs(), cst(-log2e),
+                                e.getFastmath()),
+          e.getFastmath());
+    else
+      x = arith::MulFOp::create(b, loc, e.getOperand(), cst(log2e),
+                                e.getFastmath());
     Value r = math::Exp2Op::create(b, e.getLoc(), x, e.getFastmath());
     e.replaceAllUsesWith(r);
     e.erase();

@@ -48,7 +48,9 @@ mlir::LogicalResult distributeKernelFunction(
     TargetHooks &hooks, passes::DistributedKernel &result, bool printIR);
 
 /// f32 exp that may be approximated (fastmath afn) becomes exp2(x * log2 e):
-/// one multiply and the target's exp2 instead of a range-reduced expf.
+/// one multiply and the target's exp2 instead of a range-reduced expf;
+/// exp(a - b) becomes exp2(fma(a, log2 e, b * -log2 e))
+/// (TESSERA_EXP_FMA=0: exp2((a - b) * log2 e)).
 void approximateFastExp(mlir::Operation *root);
 
 /// `tessera compile --print-ir-after-all`: every pass of `pm` prints the

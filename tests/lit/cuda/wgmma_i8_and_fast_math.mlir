@@ -12,6 +12,15 @@
 // RUN: FileCheck %s --check-prefix=FAST < %t/a/kernel.sm_90a.ptx
 // RUN: env TESSERA_PTX_FAST=0 %tessera compile %examples/zoo/attn_mqa_d64_bf16.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/b.tsb --dump-dir %t/b
 // RUN: FileCheck %s --check-prefix=SLOW < %t/b/kernel.sm_90a.ptx
+// exp(s - m) of an `afn` exp is ex2(fma(s, log2 e, m * -log2 e)): one fma
+// per element (the row max's product is shared); TESSERA_EXP_FMA=0 keeps
+// the subtraction and the multiply.
+// RUN: grep -c "fma.rn.f32 .*, 0f3FB8AA3B, " %t/a/kernel.sm_90a.ptx | FileCheck %s --check-prefix=EXPFMA
+// RUN: env TESSERA_EXP_FMA=0 %tessera compile %examples/zoo/attn_mqa_d64_bf16.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/c.tsb --dump-dir %t/c
+// RUN: not grep "fma.rn.f32 .*, 0f3FB8AA3B, " %t/c/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=EXPMUL < %t/c/kernel.sm_90a.ptx
+// EXPFMA: {{^[1-9][0-9]+$}}
+// EXPMUL: mul.f32 {{.*}}, 0f3FB8AA3B;
 // An `afn` exp2 is one inline ex2.approx.ftz.f32 of its operand (4 per
 // thread here); the exact exp beside it keeps LLVM's lowering, and
 // TESSERA_PTX_FAST=0 leaves the exp2 to LLVM (ex2.approx.f32, no ftz).
