@@ -276,6 +276,13 @@ Value descriptor(PtxEmitter &p, Value addr, int64_t lbo, int64_t sbo,
                               p.c64(static_cast<int64_t>(rest)));
 }
 
+/// TESSERA_WGMMA_DESC=0: each wgmma's descriptors are built from the
+/// instance's address (for A/B).
+bool wgmmaDescriptorOffsets() {
+  const char *v = std::getenv("TESSERA_WGMMA_DESC");
+  return !(v && std::string(v) == "0");
+}
+
 /// The descriptor of one wgmma operand. K-major when K runs along the stored
 /// rows (A stored M x K, B stored N x K), else MN-major (transposed in the
 /// instruction). Null when the tile's layout has no descriptor form.
@@ -293,14 +300,33 @@ Value operandDescriptor(PtxEmitter &p, const MmaOperandRef &op, bool isA) {
   Value row = op.row0, col = op.col0;
   if (op.transposed)
     std::swap(row, col);
-  Value addr = m.addressOf(p.b, p.loc, row, col);
   int64_t rowBytes = (m.blockCols ? m.blockCols : m.cols) * m.elemBytes;
   int64_t groupStride = 8 * rowBytes; // 8 stored rows: one swizzle atom
-  if (kMajor)
-    return descriptor(p, addr, 16, groupStride, mode);
   // MN-major: MN runs along the stored rows in atoms of rowBytes; the next
   // atom along MN is the next column block.
-  return descriptor(p, addr, m.rows * rowBytes, groupStride, mode);
+  int64_t lbo = kMajor ? 16 : m.rows * rowBytes;
+  if (!wgmmaDescriptorOffsets() || !m.offsetOf)
+    return descriptor(p, m.addressOf(p.b, p.loc, row, col), lbo, groupStride,
+                      mode);
+  // The tile's descriptor plus the instance's offset from the tile's start
+  // (in 16-byte units, added to the start address field): every
+  // instruction of a gemm then costs one 32-bit add of a constant to a
+  // descriptor built once per tile (per stage), where the address
+  // arithmetic of each descriptor (64-bit add, shift, mask, or) took ptxas
+  // about eight uniform-datapath instructions per wgmma. Exact: shared
+  // addresses are below 2^18, so the start field (address bits 4-17) of
+  // every element of the tile is its own address >> 4 and does not carry.
+  Value zero = p.ci(0);
+  Value tile = m.addressOf(p.b, p.loc, zero, zero);
+  Value delta = arith::SubIOp::create(p.b, p.loc, m.offsetOf(p.b, p.loc, row, col),
+                                      m.offsetOf(p.b, p.loc, zero, zero));
+  Value units = p.divu(p.mul(delta, p.ci(m.elemBytes)), 16);
+  Value start = p.andi(p.shr(p.toI32(tile), p.c32(4)), p.c32(0x3FFF));
+  Value lo = p.add(p.add(start, p.c32(int64_t((lbo >> 4) & 0x3FFF) << 16)),
+                   p.toI32(units));
+  uint64_t hi = (uint64_t(groupStride >> 4) & 0x3FFF) | uint64_t(mode) << 30;
+  return p.ori(arith::ExtUIOp::create(p.b, p.loc, p.i64, lo),
+               p.c64(int64_t(hi << 32)));
 }
 
 /// Passes `acc` through an empty asm statement so that no use of the

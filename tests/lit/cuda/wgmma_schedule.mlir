@@ -17,14 +17,36 @@
 // RUN: env TESSERA_WGMMA_FENCE=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
 // RUN: FileCheck %s --check-prefix=ARRIVE --input-file %t/off/ptxas.sm_90a.txt
 
+//
+// Each wgmma's shared-memory descriptor is the tile's (built once per
+// stage) plus the instance's offset in 16-byte units: one 32-bit add, no
+// 64-bit address arithmetic per instruction; TESSERA_WGMMA_DESC=0 builds
+// each from its address (shift, mask, or).
+// RUN: env TESSERA_WGMMA_DESC=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/desc.tsb --dump-dir %t/desc
+// RUN: FileCheck %s --check-prefix=DESCOFF --input-file %t/desc/kernel.sm_90a.ptx
+
 // The first f16x2 conversion is P's; all four wgmma of P V follow the fence
-// with no conversion between.
+// with no conversion between, and their descriptors (V's) differ by a
+// constant.
 // PV: cvt.rn.f16x2.f32
 // PV: wgmma.fence.sync.aligned;
 // PV-NOT: cvt.rn.f16x2.f32
-// PV-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PV-NOT: shr.u64
+// PV: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PV-NOT: cvt.rn.f16x2.f32
+// PV-NOT: shr.u64
+// PV: add.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, {{[0-9]+}};
+// PV-NEXT: cvt.u64.u32
+// PV-NEXT: or.b64
+// PV-NOT: cvt.rn.f16x2.f32
+// PV-NOT: shr.u64
+// PV-COUNT-3: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PV-NOT: cvt.rn.f16x2.f32
 // PV: wgmma.commit_group.sync.aligned;
+
+// DESCOFF: wgmma.fence.sync.aligned;
+// DESCOFF: shr.u64
+// DESCOFF: wgmma.mma_async.sync.aligned
 
 // NOARRIVE-NOT: C7519
 // NOARRIVE: Used {{[0-9]+}} registers
