@@ -282,6 +282,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_LD_LLD",
       "TESSERA_MASK_VERSION",
       "TESSERA_MMA_ZERO_START",
+      "TESSERA_PACKED_HALVES",
       "TESSERA_PERSISTENT",
       "TESSERA_PTXAS",
       "TESSERA_PTX_FAST",

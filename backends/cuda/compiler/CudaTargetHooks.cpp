@@ -445,6 +445,13 @@ bool wgmmaFenceOperands() {
 }
 } // namespace
 
+bool CudaTargetHooks::storesFragmentPairs(Type elem) const {
+  // f16x2 / bf16x2 registers, one cvt.rn.f16x2.f32 per pair (TESSERA_
+  // PACKED_HALVES=0: element by element, for A/B).
+  const char *v = std::getenv("TESSERA_PACKED_HALVES");
+  return (elem.isF16() || elem.isBF16()) && !(v && std::string(v) == "0");
+}
+
 bool CudaTargetHooks::mmaOperandsFirst(const target::MmaAtom &atom) const {
   // wgmma reads A's registers asynchronously: every write to them must come
   // before the wgmma.fence that starts the sequence, or ptxas fences (and

@@ -58,6 +58,7 @@ public:
   bool mmaStartsFromZero(const target::MmaAtom &atom) const override {
     return atom.kind == target::MmaKind::Wgmma;
   }
+  bool storesFragmentPairs(mlir::Type elem) const override;
   bool mmaOperandsFirst(const target::MmaAtom &atom) const override;
   void prepareMmaOperands(
       mlir::OpBuilder &b, mlir::Location loc, const target::MmaAtom &atom,

@@ -1839,10 +1839,23 @@ LogicalResult Distributor::copyTileToTile(Operation *op, Value src, Value dst,
       sl = LinearLayout(sl.transposeOuts({"dim1", "dim0"}).getBases(),
                         df->second.layout.getOutDims());
     if (sl == df->second.layout) {
-      for (int64_t r = 0; r < df->second.regs; ++r)
-        regStore(
-            df->second, r,
-            convertScalar(b, loc, regLoad(sf->second, r), df->second.elem));
+      const FragTile &S = sf->second, &D = df->second;
+      // Narrowing f32 to 16-bit floats by pairs where the backend keeps
+      // pairs packed (TargetHooks::storesFragmentPairs).
+      if (S.elem.isF32() && D.regs % 2 == 0 && D.elem.getIntOrFloatBitWidth() == 16 &&
+          isa<FloatType>(D.elem) && hooks.storesFragmentPairs(D.elem)) {
+        for (int64_t r = 0; r < D.regs; r += 2) {
+          Value pair = vector::FromElementsOp::create(
+              b, loc, VectorType::get({2}, S.elem),
+              ValueRange{regLoad(S, r), regLoad(S, r + 1)});
+          Value half =
+              arith::TruncFOp::create(b, loc, VectorType::get({2}, D.elem), pair);
+          vector::StoreOp::create(b, loc, half, D.mem, ValueRange{c(r)});
+        }
+        return success();
+      }
+      for (int64_t r = 0; r < D.regs; ++r)
+        regStore(D, r, convertScalar(b, loc, regLoad(S, r), D.elem));
       return success();
     }
     // Another layout: through shared scratch, row-major in dst's shape.

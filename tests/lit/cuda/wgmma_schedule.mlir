@@ -4,7 +4,9 @@
 // converted and packed before the wgmma.fence that starts the gemm's
 // sequence, so ptxas injects no warpgroup.arrive of its own (C7519) before
 // the instructions that follow; TESSERA_WGMMA_FENCE=0 packs them next to
-// each wgmma, after the fence, as before (for A/B).
+// each wgmma, after the fence, as before (for A/B; with
+// TESSERA_PACKED_HALVES=0, since P converted by pairs into f16x2 registers
+// needs no packing at the wgmma either way).
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/fa.tsb --dump-dir %t/fa
@@ -14,7 +16,7 @@
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/gqa/ptxas.sm_90a.txt
 // RUN: env TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/ws/ptxas.sm_90a.txt
-// RUN: env TESSERA_WGMMA_FENCE=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
+// RUN: env TESSERA_WGMMA_FENCE=0 TESSERA_PACKED_HALVES=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
 // RUN: FileCheck %s --check-prefix=ARRIVE --input-file %t/off/ptxas.sm_90a.txt
 
 //

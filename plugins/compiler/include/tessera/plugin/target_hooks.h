@@ -247,6 +247,14 @@ public:
     return false;
   }
 
+  /// Whether a fragment-to-fragment conversion (same layout) into `elem`
+  /// should convert and store pairs of consecutive registers as one
+  /// 2-element vector: a backend with packed 2 x 16-bit registers (and a
+  /// conversion of two f32 into one) then keeps the pair packed, also where
+  /// the fragment lives across a loop's iterations. The default stores
+  /// elements.
+  virtual bool storesFragmentPairs(mlir::Type /*elem*/) const { return false; }
+
   /// Registers per thread this backend's code keeps live beside the
   /// fragments while register staging (AsyncCopyKind::Registers) holds the
   /// next tile: matrix operands its atoms load themselves, addresses, loop
