@@ -318,8 +318,9 @@ Value operandDescriptor(PtxEmitter &p, const MmaOperandRef &op, bool isA) {
   // every element of the tile is its own address >> 4 and does not carry.
   Value zero = p.ci(0);
   Value tile = m.addressOf(p.b, p.loc, zero, zero);
-  Value delta = arith::SubIOp::create(p.b, p.loc, m.offsetOf(p.b, p.loc, row, col),
-                                      m.offsetOf(p.b, p.loc, zero, zero));
+  Value delta =
+      arith::SubIOp::create(p.b, p.loc, m.offsetOf(p.b, p.loc, row, col),
+                            m.offsetOf(p.b, p.loc, zero, zero));
   Value units = p.divu(p.mul(delta, p.ci(m.elemBytes)), 16);
   Value start = p.andi(p.shr(p.toI32(tile), p.c32(4)), p.c32(0x3FFF));
   Value lo = p.add(p.add(start, p.c32(int64_t((lbo >> 4) & 0x3FFF) << 16)),

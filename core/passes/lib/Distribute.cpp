@@ -1842,14 +1842,15 @@ LogicalResult Distributor::copyTileToTile(Operation *op, Value src, Value dst,
       const FragTile &S = sf->second, &D = df->second;
       // Narrowing f32 to 16-bit floats by pairs where the backend keeps
       // pairs packed (TargetHooks::storesFragmentPairs).
-      if (S.elem.isF32() && D.regs % 2 == 0 && D.elem.getIntOrFloatBitWidth() == 16 &&
-          isa<FloatType>(D.elem) && hooks.storesFragmentPairs(D.elem)) {
+      if (S.elem.isF32() && D.regs % 2 == 0 &&
+          D.elem.getIntOrFloatBitWidth() == 16 && isa<FloatType>(D.elem) &&
+          hooks.storesFragmentPairs(D.elem)) {
         for (int64_t r = 0; r < D.regs; r += 2) {
           Value pair = vector::FromElementsOp::create(
               b, loc, VectorType::get({2}, S.elem),
               ValueRange{regLoad(S, r), regLoad(S, r + 1)});
-          Value half =
-              arith::TruncFOp::create(b, loc, VectorType::get({2}, D.elem), pair);
+          Value half = arith::TruncFOp::create(
+              b, loc, VectorType::get({2}, D.elem), pair);
           vector::StoreOp::create(b, loc, half, D.mem, ValueRange{c(r)});
         }
         return success();
@@ -2425,8 +2426,8 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
                          int64_t origin) -> FailureOr<ArrayRef<Value>> {
     bool isA = which == MmaOperandKind::A;
     auto &v = (isA ? aRegs : bRegs)[{kb, origin}];
-    if (v.empty() && failed(loadOperand(which, origin, warpOrigin[isA ? 0 : 1],
-                                        kb, v)))
+    if (v.empty() &&
+        failed(loadOperand(which, origin, warpOrigin[isA ? 0 : 1], kb, v)))
       return failure();
     return ArrayRef<Value>(v);
   };
