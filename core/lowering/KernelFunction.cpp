@@ -101,11 +101,11 @@ void approximateFastExp(Operation *root) {
       // exp(a - b) = 2^(a log2 e - b log2 e): one fma per element beside
       // b's product, which is computed once where b is shared (a
       // softmax's row max), instead of a subtraction and a multiply.
-      x = math::FmaOp::create(
-          b, loc, sub.getLhs(), cst(log2e),
-          arith::MulFOp::create(b, loc, sub.getRhs(), cst(-log2e),
-                                e.getFastmath()),
-          e.getFastmath());
+      x = math::FmaOp::create(b, loc, sub.getLhs(), cst(log2e),
+                              arith::MulFOp::create(b, loc, sub.getRhs(),
+                                                    cst(-log2e),
+                                                    e.getFastmath()),
+                              e.getFastmath());
     else
       x = arith::MulFOp::create(b, loc, e.getOperand(), cst(log2e),
                                 e.getFastmath());

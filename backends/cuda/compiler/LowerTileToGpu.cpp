@@ -45,9 +45,6 @@ namespace tile = tessera::tile;
 namespace {
 
 constexpr llvm::StringLiteral kThreadsAttr = "tessera.threads";
-/// Registers per thread beyond the fragments: addresses, indices, loop
-/// state, descriptors.
-constexpr int64_t kRegisterOverhead = 32;
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -253,10 +250,9 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       {
         int64_t launched = std::max<int64_t>(1, dk.threads);
         int64_t half = desc->registersPerBlock / (2 * launched);
-        int64_t bySmem =
-            (desc->sharedMemoryPerBlockOptin + 1024) / (dk.sharedBytes + 1024);
-        if (desc->registersPerBlock > 0 && half < 255 && bySmem >= 2 &&
-            dk.fragmentRegisters + kRegisterOverhead <= half)
+        if (half < 255 &&
+            tessera::passes::twoBlocksPerSm(*desc, launched, dk.sharedBytes,
+                                            dk.fragmentRegisters))
           fn->setAttr("nvvm.minctasm", OpBuilder(ctx).getI32IntegerAttr(2));
       }
       // Persistent blocks: as many blocks as stay resident on the device's

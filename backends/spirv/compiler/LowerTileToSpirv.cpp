@@ -974,8 +974,8 @@ tessera::spirv::lowerTileToSpirvGpu(ModuleOp module,
     // Accumulators across the K loop as values (cooperative matrices where
     // they are some): TESSERA_SPIRV_CARRY=1, docs/backends/spirv.md.
     if (tessera::spirv::switchOn("TESSERA_SPIRV_CARRY"))
-      tessera::spirv::carryPrivateArrays(
-          fn, desc->warpSize > 1 ? desc->warpSize : 0);
+      tessera::spirv::carryPrivateArrays(fn, desc->warpSize > 1 ? desc->warpSize
+                                                                : 0);
     llvm::DenseSet<Value> views;
     for (const GlobalView &g : globals)
       views.insert(g.view);

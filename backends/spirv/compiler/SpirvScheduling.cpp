@@ -105,8 +105,8 @@ bool carryThrough(scf::ForOp &loop, memref::AllocaOp a) {
         // Called before the body moves into the new loop: walk it where it
         // is (the new block arguments replace the loads).
         SmallVector<Value> cur(args.begin(), args.end());
-        for (Operation &op : llvm::make_early_inc_range(
-                 body->without_terminator())) {
+        for (Operation &op :
+             llvm::make_early_inc_range(body->without_terminator())) {
           if (auto l = dyn_cast<memref::LoadOp>(op);
               l && l.getMemref() == a.getResult()) {
             l.replaceAllUsesWith(cur[slot[*constantIndex(l.getIndices())]]);
@@ -126,9 +126,9 @@ bool carryThrough(scf::ForOp &loop, memref::AllocaOp a) {
   after.setInsertionPointAfter(loop);
   unsigned first = loop.getNumResults() - elems.size();
   for (auto [k, e] : llvm::enumerate(elems))
-    memref::StoreOp::create(after, loc, loop.getResult(first + k), a,
-                            ValueRange{arith::ConstantIndexOp::create(
-                                after, loc, e)});
+    memref::StoreOp::create(
+        after, loc, loop.getResult(first + k), a,
+        ValueRange{arith::ConstantIndexOp::create(after, loc, e)});
   return true;
 }
 
@@ -191,8 +191,7 @@ void carryMatrices(scf::ForOp &loop, int64_t subgroup) {
     Value zero =
         arith::ConstantOp::create(b, loc, b.getZeroAttr(t.getElementType()));
     Value mat = gpu::SubgroupMmaConstantMatrixOp::create(b, loc, t, zero);
-    for (auto [i, k] : llvm::enumerate(args))
-    {
+    for (auto [i, k] : llvm::enumerate(args)) {
       Value at = arith::ConstantIndexOp::create(b, loc, int64_t(i));
       mat = gpu::SubgroupMmaInsertThreadLocalOp::create(
           b, loc, t, loop.getInitArgs()[k], mat, at);
@@ -436,8 +435,8 @@ void splitRefills(gpu::GPUFuncOp fn) {
     // step of a gemm), else the middle of the ops after the refill.
     Block *blk = refill->getBlock();
     SmallVector<Operation *> after;
-    for (Operation *op = refill->getNextNode(); op && op != blk->getTerminator();
-         op = op->getNextNode())
+    for (Operation *op = refill->getNextNode();
+         op && op != blk->getTerminator(); op = op->getNextNode())
       after.push_back(op);
     Operation *at = nullptr;
     for (Operation *op : after)

@@ -3680,10 +3680,6 @@ void Distributor::specialize(KernelOp kernel) {
   persistent = true;
 }
 
-/// Registers per thread beyond the fragments (addresses, indices, loop
-/// state), as the cuda backend counts them for two blocks per SM.
-constexpr int64_t kWarpSpecializationRegisterOverhead = 32;
-
 /// A copy warp pays where the consumers' matrix atoms run asynchronously
 /// (the copies would otherwise wait on them) and the block is alone on its
 /// multiprocessor anyway: where two blocks stay resident without it, the
@@ -3705,15 +3701,7 @@ bool Distributor::copyWarpPays(KernelOp kernel, int64_t sharedBytes) {
     return false;
   int64_t words = 0;
   kernel.walk([&](AllocOp a) { words += fragmentTileWords(a.getType()); });
-  int64_t half = tgt.registersPerBlock / (2 * std::max<int64_t>(1, threads));
-  bool twoBySmem =
-      tgt.sharedMemoryPerBlockOptin > 0 &&
-      (tgt.sharedMemoryPerBlockOptin + 1024) / (sharedBytes + 1024) >= 2;
-  // (Half the registers of a block over 255 per thread: two always fit.)
-  bool twoByRegs =
-      tgt.registersPerBlock > 0 &&
-      (half >= 255 || words + kWarpSpecializationRegisterOverhead <= half);
-  return !(twoBySmem && twoByRegs);
+  return !twoBlocksPerSm(tgt, threads, sharedBytes, words);
 }
 
 scf::ForOp Distributor::beginTileLoop(KernelOp kernel, Location l,
@@ -3739,10 +3727,8 @@ bool Distributor::stagesExclusive(KernelOp kernel) {
   });
   auto range = [](AllocOp a) {
     auto off = a->getAttrOfType<IntegerAttr>("offset");
-    int64_t bytes =
-        a.getType().getNumElements() *
-        std::max<int64_t>(
-            1, (a.getType().getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    int64_t bytes = a.getType().getNumElements() *
+                    elementBytes(a.getType().getElementType());
     return off ? std::pair<int64_t, int64_t>(off.getInt(), off.getInt() + bytes)
                : std::pair<int64_t, int64_t>(-1, -1);
   };
@@ -3925,6 +3911,18 @@ LogicalResult distributeKernel(Region &body,
     return emitError(UnknownLoc::get(ctx))
            << "distribution failed: " << e.what();
   }
+}
+
+bool twoBlocksPerSm(const target::TargetDescription &tgt, int64_t threads,
+                    int64_t sharedBytes, int64_t fragmentWords) {
+  if (tgt.sharedMemoryPerBlockOptin <= 0 || tgt.registersPerBlock <= 0)
+    return false;
+  int64_t half = tgt.registersPerBlock / (2 * std::max<int64_t>(1, threads));
+  bool bySmem =
+      (tgt.sharedMemoryPerBlockOptin + 1024) / (sharedBytes + 1024) >= 2;
+  // (Half the registers of a block over 255 per thread: two always fit.)
+  return bySmem &&
+         (half >= 255 || fragmentWords + kRegistersBeyondFragments <= half);
 }
 
 TargetHooks &portableHooks() {

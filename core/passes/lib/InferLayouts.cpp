@@ -484,9 +484,9 @@ static std::optional<LinearLayout> demandedBy(const LinearLayout &ref,
                                               ArrayRef<int64_t> regionShape,
                                               ArrayRef<int64_t> tileShape) {
   for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] == kUnitAccessDim ? tileShape[i] != 1
-                                  : dims[i] < 0 ||
-                                        regionShape[dims[i]] != tileShape[i])
+    if (dims[i] == kUnitAccessDim
+            ? tileShape[i] != 1
+            : dims[i] < 0 || regionShape[dims[i]] != tileShape[i])
       return std::nullopt;
   return project(ref, dims, tileShape);
 }

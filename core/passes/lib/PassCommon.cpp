@@ -193,7 +193,7 @@ unsigned blockDeps(Value v, tile::KernelOp kernel,
 }
 
 SmallVector<int> parallelAccessDims(Block &body, ValueRange indices,
-                                   ArrayRef<int64_t> tileShape) {
+                                    ArrayRef<int64_t> tileShape) {
   SmallVector<int> ds;
   for (auto [d, i] : llvm::enumerate(indices)) {
     auto ba = dyn_cast<BlockArgument>(i);

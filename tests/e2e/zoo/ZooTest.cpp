@@ -508,8 +508,9 @@ TEST(Zoo, GemmFp8BlockScaled) {
   REQUIRE_ZOO(k, "gemm_fp8_blockscale");
   // The scale blocks are 128 wide along K (and N for B): shapes with a
   // partial last block along every dimension, and several blocks along K.
-  const GemmShape shapes[] = {{1, 1, 1},       {17, 17, 17},   {1000, 17, 70},
-                              {33, 1000, 129}, {130, 257, 4097}, {200, 300, 333}};
+  const GemmShape shapes[] = {{1, 1, 1},        {17, 17, 17},
+                              {1000, 17, 70},   {33, 1000, 129},
+                              {130, 257, 4097}, {200, 300, 333}};
   for (const GemmShape &s : shapes) {
     SCOPED_TRACE(shapeName(s));
     int64_t kb = (s.k + 127) / 128, nb = (s.n + 127) / 128;

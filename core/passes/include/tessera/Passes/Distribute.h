@@ -46,6 +46,16 @@ struct DistributedKernel {
   bool persistent = false;
 };
 
+/// Registers per thread a kernel needs beyond its fragments (addresses,
+/// indices, loop state), in residency estimates.
+constexpr int64_t kRegistersBeyondFragments = 32;
+
+/// Whether two blocks of `threads` threads, `sharedBytes` of shared memory
+/// and `fragmentWords` fragment registers per thread stay resident on one
+/// multiprocessor of `tgt` (by shared memory and registers).
+bool twoBlocksPerSm(const target::TargetDescription &tgt, int64_t threads,
+                    int64_t sharedBytes, int64_t fragmentWords);
+
 /// Distributes the tile ops of `body`, the single-block region of a function
 /// whose tile.func arguments have been replaced already (global tensors by
 /// unrealized casts of row-major memrefs, scalars by values) and which holds

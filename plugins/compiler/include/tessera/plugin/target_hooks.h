@@ -160,9 +160,7 @@ public:
   /// each instruction: matrix instructions that read registers
   /// asynchronously (wgmma's A) need them written before the fence that
   /// starts the sequence. Then prepareMmaOperands gets them.
-  virtual bool mmaOperandsFirst(const target::MmaAtom &) const {
-    return false;
-  }
+  virtual bool mmaOperandsFirst(const target::MmaAtom &) const { return false; }
   /// The register operands of every atom instance of one gemm (each in the
   /// atom's register order), built before beginMmaSequence when
   /// mmaOperandsFirst holds. The backend may replace each by the registers
