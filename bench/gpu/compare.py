@@ -11,7 +11,8 @@ peers = [r for r in rows if r.get("impl")]
 def peer(bench, **key):
     out = {}
     for r in peers:
-        if r.get("bench") == bench and all(r.get(k) == v for k, v in key.items()) and "ms" in r:
+        if r.get("bench") == bench and all(r.get(k) == v for k, v in key.items()) and "ms" in r \
+                and not r["impl"].endswith("_config"):
             out[r["impl"]] = r["ms"]
     return out
 

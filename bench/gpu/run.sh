@@ -34,8 +34,11 @@ if [[ " $which " == *" attention "* ]]; then
     for causal in 0 1; do
       # Causal attention does half the work: count it so.
       flops="4*B*H*S*S*128"; [ $causal = 1 ] && flops="2*B*H*S*S*128"
-      run flash_attention_fwd.tsb "B=4,H=16,S=$s" "$flops" --no-check \
-        --scalar causal=$causal --scalar sm_scale=0.08838834764831845
+      for k in flash_attention_fwd flash_attention_fwd_q128; do
+        [ -f "$bundles/$k.tsb" ] || continue
+        run $k.tsb "B=4,H=16,S=$s" "$flops" --no-check \
+          --scalar causal=$causal --scalar sm_scale=0.08838834764831845
+      done
     done
   done
 fi

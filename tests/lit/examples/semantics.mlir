@@ -12,5 +12,7 @@
 // CHECK: softmax.mlir 9x2100: ok
 // CHECK: rmsnorm.mlir 9x2100: ok
 // CHECK: flash_attention_fwd.mlir causal=0: ok
+// CHECK: flash_attention_fwd_q128.mlir causal=0: ok
 // CHECK: flash_attention_fwd.mlir causal=1: ok
+// CHECK: flash_attention_fwd_q128.mlir causal=1: ok
 // CHECK-NOT: FAIL

@@ -35,9 +35,11 @@ for (M, N) in [(6, 100), (9, 2100)]:
 for causal in [0, 1]:
     Bb, H, S, D = 2, 2, 150, 128
     Q, K, V = [rng.standard_normal((Bb, H, S, D)).astype(np.float16) for _ in range(3)]
-    O = np.zeros_like(Q); scale = np.float32(1 / np.sqrt(D))
-    load('flash_attention_fwd.mlir').run(Q, K, V, O, causal, scale)
+    scale = np.float32(1 / np.sqrt(D))
     s = np.einsum('bhqd,bhkd->bhqk', Q.astype(np.float64), K.astype(np.float64)) * scale
     if causal: s = np.where(np.tril(np.ones((S, S), bool)), s, -np.inf)
     p = np.exp(s - s.max(-1, keepdims=True)); p /= p.sum(-1, keepdims=True)
-    report('flash_attention_fwd.mlir causal=%d' % causal, err(O, np.einsum('bhqk,bhkd->bhqd', p, V.astype(np.float64))), 5e-3)
+    for name in ['flash_attention_fwd.mlir', 'flash_attention_fwd_q128.mlir']:
+        O = np.zeros_like(Q)
+        load(name).run(Q, K, V, O, causal, scale)
+        report('%s causal=%d' % (name, causal), err(O, np.einsum('bhqk,bhkd->bhqd', p, V.astype(np.float64))), 5e-3)
