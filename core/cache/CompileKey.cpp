@@ -284,6 +284,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_MMA_ZERO_START",
       "TESSERA_PACKED_HALVES",
       "TESSERA_PERSISTENT",
+      "TESSERA_PINGPONG",
       "TESSERA_PTXAS",
       "TESSERA_PTX_FAST",
       "TESSERA_SPIRV_CARRY",

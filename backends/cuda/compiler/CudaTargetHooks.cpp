@@ -762,6 +762,31 @@ void CudaTargetHooks::emitRoleStart(OpBuilder &b, Location loc, bool copyRole,
           ValueRange{});
 }
 
+void CudaTargetHooks::emitTurnWait(OpBuilder &b, Location loc, int64_t group,
+                                   int64_t threads) {
+  // Named barriers 2 and 3 (0 is the block's, 1 the consumers'), as
+  // constants: ptxas reserves all 16 for a barrier named by a register.
+  PtxEmitter(b, loc).asmOp("bar.sync " + std::to_string(2 + group) + ", " +
+                               std::to_string(threads) + ";",
+                           "", ValueRange{});
+}
+
+void CudaTargetHooks::emitTurnPass(OpBuilder &b, Location loc, int64_t group,
+                                   int64_t threads) {
+  PtxEmitter(b, loc).asmOp("bar.arrive " + std::to_string(2 + group) + ", " +
+                               std::to_string(threads) + ";",
+                           "", ValueRange{});
+}
+
+bool CudaTargetHooks::commitMmaSequence(OpBuilder &b, Location loc,
+                                        const target::MmaAtom &atom) {
+  if (atom.kind != target::MmaKind::Wgmma)
+    return false;
+  PtxEmitter(b, loc).asmOp("wgmma.commit_group.sync.aligned;", "",
+                           ValueRange{});
+  return true;
+}
+
 void CudaTargetHooks::emitPartialBarrier(OpBuilder &b, Location loc,
                                          int64_t threads, bool untilReads) {
   PtxEmitter p(b, loc);

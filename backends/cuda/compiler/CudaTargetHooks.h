@@ -117,6 +117,13 @@ public:
     return wgmma && bulkCopies && warpSpecialization && persistent;
   }
   bool persistentTwin() const override { return twinPersistent; }
+  bool consumerTurns() const override { return wgmma && turns; }
+  void emitTurnWait(mlir::OpBuilder &b, mlir::Location loc, int64_t group,
+                    int64_t threads) override;
+  void emitTurnPass(mlir::OpBuilder &b, mlir::Location loc, int64_t group,
+                    int64_t threads) override;
+  bool commitMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
+                         const target::MmaAtom &atom) override;
 
   /// A tensor map the kernel being distributed uses (its index is its place
   /// in tensorMaps()): the descriptor words after the slot (LowerTileToGpu.h).
@@ -136,6 +143,8 @@ public:
   void setWarpSpecialization(bool on) { warpSpecialization = on; }
   /// Whether warp-specialized kernels walk their tiles on persistent blocks.
   void setPersistentBlocks(bool on) { persistent = on; }
+  /// Whether two consumer warpgroups take turns issuing wgmma.
+  void setConsumerTurns(bool on) { turns = on; }
   /// Whether the kernel being distributed is the twin of a persistent one.
   void setPersistentTwin(bool on) { twinPersistent = on; }
 
@@ -149,6 +158,7 @@ private:
   bool warpSpecialization = false;
   bool persistent = false;
   bool twinPersistent = false;
+  bool turns = false;
   std::vector<TensorMap> maps;
 };
 

@@ -160,6 +160,12 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     // (docs/backends/cuda.md, docs/benchmarks.md).
     const char *pe = std::getenv("TESSERA_PERSISTENT");
     hooks.setPersistentBlocks(pe && std::string(pe) == "1");
+    // Two consumer warpgroups take turns issuing the wgmma of a loop whose
+    // gemm results are read in the same iteration (attention's S, a
+    // block-scaled step) with TESSERA_PINGPONG=1: measured neutral to 14%
+    // slower on the H200 so far, so opt-in (docs/backends/cuda.md).
+    const char *pp = std::getenv("TESSERA_PINGPONG");
+    hooks.setConsumerTurns(pp && std::string(pp) == "1");
     {
       tessera::ScopedPhase phase("tile passes");
       if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))

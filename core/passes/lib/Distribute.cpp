@@ -255,6 +255,23 @@ private:
   /// its barriers): copyWarpPays.
   bool copyWarp = false;
   bool copyWarpPays(KernelOp kernel, int64_t sharedBytes);
+  /// Turns of two consumer warpgroups (planTurns): whether this thread is
+  /// in the first group; gemms marked `tile.turn` issue in turns.
+  Value turnFirst;
+  void planTurns(scf::ForOp loop);
+  /// This thread's group waits for its turn (`wait`) or passes it on.
+  void emitTurn(bool wait) {
+    auto i = scf::IfOp::create(b, loc, turnFirst, /*withElse=*/true);
+    OpBuilder::InsertionGuard g(b);
+    for (int64_t group : {0, 1}) {
+      b.setInsertionPoint(group ? i.elseBlock()->getTerminator()
+                                : i.thenBlock()->getTerminator());
+      if (wait)
+        hooks.emitTurnWait(b, loc, group, threads);
+      else
+        hooks.emitTurnPass(b, loc, 1 - group, threads);
+    }
+  }
   scf::ForOp beginTileLoop(KernelOp kernel, Location l, ValueRange inits);
   bool stagesExclusive(KernelOp kernel);
   void persistTwin(KernelOp kernel);
@@ -2449,6 +2466,9 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       for (auto &[key, v] : *m)
         v = std::move(all[i++]);
   }
+  bool turn = turnFirst && g->hasAttr("tile.turn");
+  if (turn)
+    emitTurn(/*wait=*/true);
   hooks.beginMmaSequence(b, loc, *atom, acc);
   acc.resize(C.regs);
   for (int64_t kb = 0; kb < K; kb += atom->k) {
@@ -2511,8 +2531,16 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     hooks.drainMma(b, loc, *atom, rest);
     for (int64_t r = 0; r < C.regs; ++r)
       regStore(C, r, rest[r]);
+    if (turn)
+      emitTurn(/*wait=*/false);
+  } else if (turn && hooks.commitMmaSequence(b, loc, *atom)) {
+    // The other group issues while this one's atoms run.
+    emitTurn(/*wait=*/false);
+    hooks.drainMma(b, loc, *atom, acc);
   } else {
     hooks.endMmaSequence(b, loc, *atom, acc);
+    if (turn)
+      emitTurn(/*wait=*/false);
   }
   for (int64_t r = 0; r < C.regs; ++r)
     regStore(C, r, acc[r]);
@@ -3630,6 +3658,7 @@ void Distributor::specialize(KernelOp kernel) {
   hooks.emitBarrierArriveExpect(b, l, emptyBarrier(pipe, prev), 0);
   issue.erase();
   consumerThreads = threads;
+  planTurns(loop);
   if (!persist)
     return;
   // The stage and phase the consumers wait for, and the stage they read,
@@ -3678,6 +3707,62 @@ void Distributor::specialize(KernelOp kernel) {
   hooks.emitPartialBarrier(b, l, threads, /*untilReads=*/true);
   scf::YieldOp::create(b, l, add(cBase, n));
   persistent = true;
+}
+
+/// Ping-pong of two consumer warpgroups (TargetHooks::consumerTurns). In a
+/// warp-specialized loop whose gemms run on asynchronous atoms of one
+/// group each (half the consumers) and some of whose results are read in
+/// the same iteration (attention's S, a block-scaled step's product), the
+/// groups would issue at the same time and then both wait: the matrix
+/// units idle while both do their element-wise work. Instead they take
+/// turns, on a barrier each:
+///   before the loop:  group 1 passes the turn to group 0
+///   each gemm:        wait for the turn; issue; commit; pass the turn to
+///                     the other group; wait for the atoms
+///   after the loop:   group 0 takes group 1's last pass
+/// so one group's element-wise work runs while the other's atoms do (the
+/// FlashAttention-3 schedule). Each barrier sees as many passes as waits.
+/// The cuda backend offers it with TESSERA_PINGPONG=1 (opt-in: measured
+/// neutral to slower so far, docs/benchmarks.md).
+void Distributor::planTurns(scf::ForOp loop) {
+  if (!hooks.consumerTurns() || threads % 2)
+    return;
+  int64_t half = threads / 2;
+  SmallVector<GemmOp> gemms;
+  bool ok = true, readHere = false;
+  loop.walk([&](GemmOp g) {
+    auto name = g->getAttrOfType<StringAttr>("atom");
+    const target::MmaAtom *atom =
+        name ? tgt.findMmaAtom(name.getValue()) : nullptr;
+    ok &= g->getParentOp() == loop.getOperation() && atom &&
+          hooks.mmaIsAsync(*atom) && atom->warps * warpSize == half;
+    readHere |= !deferrable.contains(g);
+    gemms.push_back(g);
+  });
+  if (!ok || gemms.empty() || !readHere)
+    return;
+  OpBuilder::InsertionGuard g(b);
+  Location l = loop.getLoc();
+  b.setInsertionPoint(loop);
+  Value group = arith::DivUIOp::create(b, l, tid, c(half));
+  turnFirst =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, group, c(0));
+  auto edges = [&](bool pre) {
+    auto i = scf::IfOp::create(b, l, turnFirst, /*withElse=*/true);
+    OpBuilder::InsertionGuard g2(b);
+    if (pre) {
+      b.setInsertionPoint(i.elseBlock()->getTerminator());
+      hooks.emitTurnPass(b, l, 0, threads);
+    } else {
+      b.setInsertionPoint(i.thenBlock()->getTerminator());
+      hooks.emitTurnWait(b, l, 0, threads);
+    }
+  };
+  edges(/*pre=*/true);
+  b.setInsertionPointAfter(loop);
+  edges(/*pre=*/false);
+  for (GemmOp gm : gemms)
+    gm->setAttr("tile.turn", b.getUnitAttr());
 }
 
 /// A copy warp pays where the consumers' matrix atoms run asynchronously

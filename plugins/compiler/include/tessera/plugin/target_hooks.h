@@ -448,6 +448,25 @@ public:
   /// `v` (32-bit) from lane `lane ^ mask` of the same warp.
   virtual mlir::Value emitShuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::Value v, int mask, int warpSize);
+
+  /// Turns of the consumers' groups (a ping-pong of two warpgroups, which
+  /// take turns issuing their asynchronous matrix atoms so that one group's
+  /// element-wise work runs while the other's atoms do): a backend that
+  /// returns true emits emitTurnWait (wait on group `group`'s barrier, 0 or
+  /// 1, with `threads` participants: this group waits, the other passes)
+  /// and emitTurnPass (arrive on group `group`'s barrier without waiting).
+  virtual bool consumerTurns() const { return false; }
+  virtual void emitTurnWait(mlir::OpBuilder &, mlir::Location,
+                            int64_t /*group*/, int64_t /*threads*/) {}
+  virtual void emitTurnPass(mlir::OpBuilder &, mlir::Location,
+                            int64_t /*group*/, int64_t /*threads*/) {}
+  /// endMmaSequence in two halves: commits the atoms issued since
+  /// beginMmaSequence without waiting for them (true), and a later drainMma
+  /// waits. False: the backend has no such split (endMmaSequence is used).
+  virtual bool commitMmaSequence(mlir::OpBuilder &, mlir::Location,
+                                 const target::MmaAtom &) {
+    return false;
+  }
 };
 
 } // namespace tessera
