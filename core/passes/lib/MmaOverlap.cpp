@@ -76,6 +76,12 @@ planMmaOverlap(PipelinedOp loop, ArrayRef<Operation *> pipelinedCopies,
                const target::TargetDescription &tgt) {
   if (!mmaOverlapEnabled())
     return std::nullopt;
+  // Persistent blocks (TESSERA_PERSISTENT=1, opt-in) renumber the stages
+  // of the loop's own stage views and release the last stage right after
+  // the loop's drain; the moved gemm's stages would not follow.
+  if (const char *p = std::getenv("TESSERA_PERSISTENT");
+      p && std::string(p) == "1")
+    return std::nullopt;
   Block *body = &loop.getBodyBlock();
   SmallVector<GemmOp> gemms;
   for (Operation &op : body->without_terminator())
