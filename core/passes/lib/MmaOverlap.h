@@ -15,7 +15,7 @@ namespace tessera::passes {
 /// (MmaOverlap.cpp).
 inline constexpr llvm::StringLiteral kMmaAsyncAttr = "tile.mma_async";
 
-/// TESSERA_MMA_OVERLAP is not "0".
+/// TESSERA_MMA_OVERLAP=1 (opt-in; MmaOverlap.cpp says why).
 bool mmaOverlapEnabled();
 
 /// The two gemms of a tile.pipelined loop whose last one may run beside the

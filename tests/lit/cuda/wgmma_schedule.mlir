@@ -9,8 +9,9 @@
 // offset in 16-byte units: one 32-bit add (TESSERA_WGMMA_DESC=0: shift, mask
 // and or of each address).
 //
-// The loop's P V of iteration i - 1 is issued after S = Q K^T of iteration i
-// (tessera-pipeline-loops, TESSERA_MMA_OVERLAP; passes/pipeline.mlir): both
+// With TESSERA_MMA_OVERLAP=1 (opt-in) the loop's P V of iteration i - 1 is
+// issued after S = Q K^T of iteration i (tessera-pipeline-loops;
+// passes/pipeline.mlir): both
 // are committed without waiting, the softmax waits for S only
 // (wait_group 1) and the rescale of O for P V (wait_group 0), so the
 // softmax runs while P V computes. The first iteration commits an empty
@@ -20,23 +21,23 @@
 // wgmma).
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/fa.tsb --dump-dir %t/fa
+// RUN: env TESSERA_MMA_OVERLAP=1 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/fa.tsb --dump-dir %t/fa
 // RUN: FileCheck %s --check-prefix=LOOP --input-file %t/fa/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/fa/ptxas.sm_90a.txt
 // RUN: FileCheck %s --check-prefix=PAIRS --input-file %t/fa/kernel.sm_90a.ptx
 // RUN: %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/gqa/ptxas.sm_90a.txt
-// RUN: env TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
+// RUN: env TESSERA_MMA_OVERLAP=1 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/ws/ptxas.sm_90a.txt
 // RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
-// RUN: env TESSERA_MMA_OVERLAP=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/seq.tsb --dump-dir %t/seq
+// RUN: %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/seq.tsb --dump-dir %t/seq
 // RUN: FileCheck %s --check-prefix=SEQ --input-file %t/seq/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/seq/ptxas.sm_90a.txt
-// RUN: env TESSERA_MMA_OVERLAP=0 TESSERA_WGMMA_FENCE=0 TESSERA_PACKED_HALVES=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
+// RUN: env TESSERA_WGMMA_FENCE=0 TESSERA_PACKED_HALVES=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
 // RUN: FileCheck %s --check-prefix=ARRIVE --input-file %t/off/ptxas.sm_90a.txt
-// RUN: env TESSERA_WGMMA_DESC=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/desc.tsb --dump-dir %t/desc
+// RUN: env TESSERA_MMA_OVERLAP=1 TESSERA_WGMMA_DESC=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/desc.tsb --dump-dir %t/desc
 // RUN: FileCheck %s --check-prefix=DESCOFF --input-file %t/desc/kernel.sm_90a.ptx
-// RUN: env TESSERA_PACKED_HALVES=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/halves.tsb --dump-dir %t/halves
+// RUN: env TESSERA_MMA_OVERLAP=1 TESSERA_PACKED_HALVES=0 %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/halves.tsb --dump-dir %t/halves
 // RUN: FileCheck %s --check-prefix=HALVES --input-file %t/halves/kernel.sm_90a.ptx
 
 // LOOP: mbarrier.try_wait.parity

@@ -247,7 +247,7 @@
 // SM80-ATTN-FWD-D64-CAUSAL-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-ATTN-GQA-D128-CAUSAL-LABEL: tile.func @attn_gqa_d128_causal(
-// SM90-ATTN-GQA-D128-CAUSAL: tile.kernel {{.*}}tile.shared_bytes = 131072 :
+// SM90-ATTN-GQA-D128-CAUSAL: tile.kernel {{.*}}tile.shared_bytes = 98304 :
 // SM90-ATTN-GQA-D128-CAUSAL: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32"
 // SM90-ATTN-GQA-D128-CAUSAL: tile.gemm {{.*}}atom = "wgmma_m64n128k16_f16_f32_rs"
 // SM80-ATTN-GQA-D128-CAUSAL-LABEL: tile.func @attn_gqa_d128_causal(
@@ -265,7 +265,7 @@
 // SM80-ATTN-MQA-D64-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-ATTN-PREFILL-PREFIX-CAUSAL-D128-LABEL: tile.func @attn_prefill_prefix_causal_d128(
-// SM90-ATTN-PREFILL-PREFIX-CAUSAL-D128: tile.kernel {{.*}}tile.shared_bytes = 114688 :
+// SM90-ATTN-PREFILL-PREFIX-CAUSAL-D128: tile.kernel {{.*}}tile.shared_bytes = 81920 :
 // SM90-ATTN-PREFILL-PREFIX-CAUSAL-D128: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32"
 // SM90-ATTN-PREFILL-PREFIX-CAUSAL-D128: tile.gemm {{.*}}atom = "wgmma_m64n128k16_f16_f32_rs"
 // SM80-ATTN-PREFILL-PREFIX-CAUSAL-D128-LABEL: tile.func @attn_prefill_prefix_causal_d128(
@@ -274,7 +274,7 @@
 // SM80-ATTN-PREFILL-PREFIX-CAUSAL-D128: tile.gemm {{.*}}atom = "mma_m16n8k16_f16_f32"
 
 // SM90-ATTN-SLIDING-WINDOW-D64-LABEL: tile.func @attn_sliding_window_d64(
-// SM90-ATTN-SLIDING-WINDOW-D64: tile.kernel {{.*}}tile.shared_bytes = 57344 :
+// SM90-ATTN-SLIDING-WINDOW-D64: tile.kernel {{.*}}tile.shared_bytes = 40960 :
 // SM90-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32"
 // SM90-ATTN-SLIDING-WINDOW-D64: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32_rs"
 // SM80-ATTN-SLIDING-WINDOW-D64-LABEL: tile.func @attn_sliding_window_d64(
@@ -373,7 +373,7 @@
 // SM80-LINEAR-F32-NT: tile.gemm {{.*}}atom = "fma"
 
 // SM90-MLP-B2B-BF16-LABEL: tile.func @mlp_b2b_bf16(
-// SM90-MLP-B2B-BF16: tile.kernel {{.*}}tile.shared_bytes = 114688 :
+// SM90-MLP-B2B-BF16: tile.kernel {{.*}}tile.shared_bytes = 81920 :
 // SM90-MLP-B2B-BF16: tile.gemm {{.*}}atom = "wgmma_m64n64k16_bf16_f32"
 // SM90-MLP-B2B-BF16: tile.gemm {{.*}}atom = "wgmma_m64n128k16_bf16_f32_rs"
 // SM80-MLP-B2B-BF16-LABEL: tile.func @mlp_b2b_bf16(

@@ -31,12 +31,10 @@
 
 // HOST-ELEMENTWISE-ADD: tile.shared_bytes = 0
 
-// (three stages of K and V: the loop's P V runs beside the next softmax,
-// passes/pipeline.mlir)
-// SM90-FLASH-ATTENTION-FWD: tile.shared_bytes = 114688
-// SM90-FLASH-ATTENTION-FWD: offset = 98304
+// SM90-FLASH-ATTENTION-FWD: tile.shared_bytes = 81920
+// SM90-FLASH-ATTENTION-FWD: offset = 65536
 // SM90-FLASH-ATTENTION-FWD: offset = 0
-// SM90-FLASH-ATTENTION-FWD: offset = 49152
+// SM90-FLASH-ATTENTION-FWD: offset = 32768
 
 // GFX942-FLASH-ATTENTION-FWD: tile.shared_bytes = 49152
 // GFX942-FLASH-ATTENTION-FWD: offset = 0

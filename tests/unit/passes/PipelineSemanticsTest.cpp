@@ -175,10 +175,14 @@ TEST(PipelineSemantics, Sm90a) {
   }
 }
 
-TEST(PipelineSemantics, Sm90aWithoutMmaOverlap) {
-  setenv("TESSERA_MMA_OVERLAP", "0", 1);
+TEST(PipelineSemantics, Sm90aWithMmaOverlap) {
+  setenv("TESSERA_MMA_OVERLAP", "1", 1);
   for (const Case &c : kCases)
     expectSameMeaning(c, "sm_90a");
+  for (auto &[file, c] : envCases()) {
+    c.file = file.c_str();
+    expectSameMeaning(c, "sm_90a");
+  }
   unsetenv("TESSERA_MMA_OVERLAP");
 }
 
