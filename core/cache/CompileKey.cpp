@@ -281,6 +281,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_FMA_LAYOUT",
       "TESSERA_LD_LLD",
       "TESSERA_MASK_VERSION",
+      "TESSERA_MMA_OVERLAP",
       "TESSERA_MMA_ZERO_START",
       "TESSERA_PACKED_HALVES",
       "TESSERA_PERSISTENT",

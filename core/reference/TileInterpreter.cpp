@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 
 using namespace mlir;
@@ -97,7 +98,8 @@ private:
   bool runBlock(Block &block);
   bool runOp(Operation &op);
   bool runArith(Operation &op);
-  bool runCopy(tile::CopyOp op);
+  bool runCopy(Value srcV, ValueRange srcOffsets, Value dstV,
+               ValueRange dstOffsets, bool transpose);
   bool runGemm(tile::GemmOp op);
   bool runReduce(tile::ReduceOp op);
   bool runAtomic(tile::AtomicOp op);
@@ -105,6 +107,9 @@ private:
   std::string &error;
   llvm::DenseMap<Value, double> scalars;
   llvm::DenseMap<Value, Buffer *> buffers;
+  /// The stages of multi-buffered tiles (tile.stage_view), by buffer and
+  /// stage; an alloc of the buffer starts them afresh.
+  std::map<std::pair<Buffer *, int64_t>, std::unique_ptr<Buffer>> stages;
   std::vector<std::unique_ptr<Buffer>> storage;
   /// Values the current region's terminator yielded.
   SmallVector<double> yielded;
@@ -210,6 +215,8 @@ bool Interpreter::runOp(Operation &op) {
     b->elem = a.getType().getElementType();
     b->data.assign(a.getType().getNumElements(),
                    std::numeric_limits<double>::quiet_NaN());
+    for (auto it = stages.begin(); it != stages.end();)
+      it = it->first.first == b ? stages.erase(it) : std::next(it);
     return true;
   }
   if (auto f = dyn_cast<tile::FillOp>(op)) {
@@ -258,7 +265,38 @@ bool Interpreter::runOp(Operation &op) {
     return true;
   }
   if (auto c = dyn_cast<tile::CopyOp>(op))
-    return runCopy(c);
+    return runCopy(c.getSrc(), c.getSrcOffsets(), c.getDst(),
+                   c.getDstOffsets(), c.getTranspose());
+  // The core passes' ops (the IR after tessera-pipeline runs too): an
+  // asynchronous copy is a copy, its groups and waits order nothing here,
+  // a stage of a multi-buffered tile is a tile of its own that lives as
+  // long as the buffer (nothing else reads the buffer), a layout
+  // conversion is a copy.
+  if (auto ac = dyn_cast<tile::AsyncCopyOp>(op))
+    return runCopy(ac.getSrc(), ac.getSrcOffsets(), ac.getDst(), ValueRange{},
+                   false);
+  if (isa<tile::CommitGroupOp, tile::WaitGroupOp>(op))
+    return true;
+  if (auto cv = dyn_cast<tile::ConvertLayoutOp>(op))
+    return runCopy(cv.getSrc(), ValueRange{}, cv.getDst(), ValueRange{},
+                   false);
+  if (auto sv = dyn_cast<tile::StageViewOp>(op)) {
+    Buffer *whole = buf(sv.getBuffer());
+    int64_t slot = int64_t(scalar(sv.getStage()));
+    if (!whole || whole->dims.empty() || slot < 0 || slot >= whole->dims[0])
+      return fail(&op, "tile.stage_view of stage " + std::to_string(slot) +
+                           " out of range");
+    std::unique_ptr<Buffer> &stage = stages[{whole, slot}];
+    if (!stage) {
+      stage = std::make_unique<Buffer>();
+      stage->dims.assign(whole->dims.begin() + 1, whole->dims.end());
+      stage->elem = whole->elem;
+      stage->data.assign(whole->data.size() / whole->dims[0],
+                         std::numeric_limits<double>::quiet_NaN());
+    }
+    buffers[sv.getResult()] = stage.get();
+    return true;
+  }
   if (auto g = dyn_cast<tile::GemmOp>(op))
     return runGemm(g);
   if (auto r = dyn_cast<tile::ReduceOp>(op))
@@ -491,15 +529,15 @@ bool Interpreter::runArith(Operation &op) {
   return true;
 }
 
-bool Interpreter::runCopy(tile::CopyOp op) {
-  Buffer *src = buf(op.getSrc()), *dst = buf(op.getDst());
-  bool srcGlobal = isa<tile::GlobalTensorType>(op.getSrc().getType());
-  bool dstGlobal = isa<tile::GlobalTensorType>(op.getDst().getType());
+bool Interpreter::runCopy(Value srcV, ValueRange srcOffsets, Value dstV,
+                          ValueRange dstOffsets, bool transpose) {
+  Buffer *src = buf(srcV), *dst = buf(dstV);
+  bool srcGlobal = isa<tile::GlobalTensorType>(srcV.getType());
+  bool dstGlobal = isa<tile::GlobalTensorType>(dstV.getType());
   Buffer *tileBuf = srcGlobal ? dst : src;
   SmallVector<int64_t> offsets;
-  for (Value v : srcGlobal ? op.getSrcOffsets() : op.getDstOffsets())
+  for (Value v : srcGlobal ? srcOffsets : dstOffsets)
     offsets.push_back(int64_t(scalar(v)));
-  bool transpose = op.getTranspose();
   forEachIndex(tileBuf->dims, [&](ArrayRef<int64_t> t) {
     SmallVector<int64_t> other(t);
     if (transpose)

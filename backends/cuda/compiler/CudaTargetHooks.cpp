@@ -521,6 +521,26 @@ bool CudaTargetHooks::deferMmaWait(OpBuilder &b, Location loc,
   return true;
 }
 
+bool CudaTargetHooks::commitMma(OpBuilder &b, Location loc,
+                                const target::MmaAtom &atom) {
+  if (atom.kind != target::MmaKind::Wgmma)
+    return false;
+  PtxEmitter(b, loc).asmOp("wgmma.commit_group.sync.aligned;", "",
+                           ValueRange{});
+  return true;
+}
+
+void CudaTargetHooks::waitMma(OpBuilder &b, Location loc,
+                              const target::MmaAtom &atom, int64_t pending,
+                              SmallVectorImpl<Value> &acc) {
+  PtxEmitter p(b, loc);
+  p.asmOp("wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";", "",
+          ValueRange{});
+  // The accumulators are read only through these values, defined after the
+  // wait.
+  fenceOperands(p, acc);
+}
+
 void CudaTargetHooks::drainMma(OpBuilder &b, Location loc,
                                const target::MmaAtom &atom,
                                SmallVectorImpl<Value> &acc) {

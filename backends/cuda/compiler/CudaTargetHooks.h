@@ -78,6 +78,11 @@ public:
   bool mmaIsAsync(const target::MmaAtom &atom) const override {
     return atom.kind == target::MmaKind::Wgmma;
   }
+  bool commitMma(mlir::OpBuilder &b, mlir::Location loc,
+                 const target::MmaAtom &atom) override;
+  void waitMma(mlir::OpBuilder &b, mlir::Location loc,
+               const target::MmaAtom &atom, int64_t pending,
+               llvm::SmallVectorImpl<mlir::Value> &acc) override;
   void drainMma(mlir::OpBuilder &b, mlir::Location loc,
                 const target::MmaAtom &atom,
                 llvm::SmallVectorImpl<mlir::Value> &acc) override;

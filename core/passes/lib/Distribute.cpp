@@ -24,6 +24,7 @@
 
 #include "FragmentLiveness.h"
 #include "LaneGather.h"
+#include "MmaOverlap.h"
 #include "PassCommon.h"
 #include "TileLoweringUtils.h"
 #include "UniformConditions.h"
@@ -281,6 +282,34 @@ private:
   /// lowering replaces the other users): their atoms may run on into the
   /// next iteration (TargetHooks::deferMmaWait).
   llvm::DenseSet<Operation *> deferrable;
+  /// Gemms marked `tile.mma_async` (MmaOverlap.cpp) that were issued and
+  /// committed (TargetHooks::commitMma) but not waited for, oldest first.
+  /// Distribution waits (TargetHooks::waitMma) before the first op that
+  /// touches a tile one of them reads or writes, before structured control
+  /// flow, and at the end of the block that issued them.
+  struct PendingMma {
+    const target::MmaAtom *atom = nullptr;
+    Value acc;
+    /// Every tile it reads or writes, stage views as their buffers.
+    SmallVector<Value, 3> tiles;
+    bool readsShared = false;
+  };
+  SmallVector<PendingMma> pendingMma;
+  /// Shared tiles (buffers) that waited-for asynchronous gemms of this
+  /// warpgroup read, which other warpgroups may still be reading: a block
+  /// barrier comes before anything writes them (awaitMma).
+  llvm::SmallPtrSet<Value, 4> unsyncedSharedReads;
+  /// The gemm of an scf.if that guards only it (MmaOverlap.cpp): its group
+  /// is committed after the scf.if, so that both paths commit one.
+  Operation *guardedGemm = nullptr;
+  PendingMma pendingRecord(GemmOp g, const target::MmaAtom *atom);
+  /// The tile.mma_async gemm that scf.if `op` alone guards, if its atom is
+  /// asynchronous.
+  GemmOp guardedAsyncGemm(Operation *op);
+  /// Waits for what `op` (about to be lowered) needs of the pending gemms.
+  void awaitMma(Operation *op);
+  /// Waits for the oldest `count` pending gemms.
+  void waitPendingMma(size_t count);
   bool deferredGemm(GemmOp g) {
     auto loop = dyn_cast<scf::ForOp>(g->getParentOp());
     return loop && loop->hasAttr("tile.num_stages") && !g.getClear() &&
@@ -2514,6 +2543,20 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
         acc[inst * atomRegs + t] = dv[t];
     }
   }
+  // A gemm marked to run on (MmaOverlap.cpp): committed, and waited for
+  // where an op first needs it (awaitMma); a guarded one is pending after
+  // its scf.if, whose other path commits an empty group.
+  if (g->hasAttr(kMmaAsyncAttr) && !deferrable.contains(g) &&
+      hooks.mmaIsAsync(*atom)) {
+    bool guarded = g.getOperation() == guardedGemm;
+    if (hooks.commitMma(b, loc, *atom)) {
+      for (int64_t r = 0; r < C.regs; ++r)
+        regStore(C, r, acc[r]);
+      if (!guarded)
+        pendingMma.push_back(pendingRecord(g, atom));
+      return success();
+    }
+  }
   // Inside a pipelined loop that only this gemm accumulates into, the atoms
   // may run on into the next iteration (see TargetHooks::deferMmaWait).
   auto loop = dyn_cast<scf::ForOp>(g->getParentOp());
@@ -2752,15 +2795,135 @@ LogicalResult Distributor::lowerOp(Operation *op) {
   return success();
 }
 
+Distributor::PendingMma Distributor::pendingRecord(GemmOp g,
+                                                  const target::MmaAtom *atom) {
+  PendingMma p;
+  p.atom = atom;
+  p.acc = g.getC();
+  for (Value v : {g.getA(), g.getB(), g.getC()}) {
+    while (auto sv = v.getDefiningOp<StageViewOp>())
+      v = sv.getBuffer();
+    p.tiles.push_back(v);
+    p.readsShared |= cast<TileType>(v.getType()).isShared();
+  }
+  return p;
+}
+
+GemmOp Distributor::guardedAsyncGemm(Operation *op) {
+  auto i = dyn_cast<scf::IfOp>(op);
+  if (!i || i.getNumResults() || !i.getElseRegion().empty())
+    return {};
+  // The gemm, after stage views of its operands and index arithmetic.
+  GemmOp g;
+  for (Operation &inner : i.thenBlock()->without_terminator()) {
+    if (g)
+      return {};
+    if (auto gi = dyn_cast<GemmOp>(inner))
+      g = gi;
+    else if (!isa<StageViewOp>(inner) &&
+             (inner.getNumRegions() || !isMemoryEffectFree(&inner)))
+      return {};
+  }
+  auto name = g ? g->getAttrOfType<StringAttr>("atom") : StringAttr();
+  const target::MmaAtom *atom =
+      name ? tgt.findMmaAtom(name.getValue()) : nullptr;
+  if (!atom || !g->hasAttr(kMmaAsyncAttr) || !hooks.mmaIsAsync(*atom))
+    return {};
+  return g;
+}
+
+void Distributor::waitPendingMma(size_t count) {
+  count = std::min(count, pendingMma.size());
+  if (!count)
+    return;
+  SmallVector<Value> acc;
+  for (size_t i = 0; i < count; ++i) {
+    const FragTile &C = frags.find(pendingMma[i].acc)->second;
+    for (int64_t r = 0; r < C.regs; ++r)
+      acc.push_back(regLoad(C, r));
+  }
+  hooks.waitMma(b, loc, *pendingMma[count - 1].atom,
+                int64_t(pendingMma.size() - count), acc);
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const FragTile &C = frags.find(pendingMma[i].acc)->second;
+    for (int64_t r = 0; r < C.regs; ++r)
+      regStore(C, r, acc[n++]);
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (numWarps > pendingMma[i].atom->warps && !consumerThreads)
+      for (Value t : pendingMma[i].tiles)
+        if (cast<TileType>(t.getType()).isShared())
+          unsyncedSharedReads.insert(t);
+  pendingMma.erase(pendingMma.begin(), pendingMma.begin() + count);
+}
+
+void Distributor::awaitMma(Operation *op) {
+  if ((pendingMma.empty() && unsyncedSharedReads.empty()) ||
+      isa<StageViewOp>(op))
+    return;
+  b.setInsertionPoint(op);
+  loc = op->getLoc();
+  bool tileOp = op->getDialect() && op->getDialect()->getNamespace() ==
+                                        TileDialect::getDialectNamespace();
+  GemmOp guarded = guardedAsyncGemm(op);
+  llvm::SmallPtrSet<Value, 8> used;
+  // Structured control flow (a refill, a stage release) and gemms that
+  // wait for themselves: nothing stays in flight across them.
+  bool all = (!tileOp && !guarded && op->getNumRegions()) ||
+             (isa<GemmOp>(op) && !op->hasAttr(kMmaAsyncAttr));
+  if (all) {
+    waitPendingMma(pendingMma.size());
+  } else {
+    Operation *subject = guarded ? guarded.getOperation() : op;
+    subject->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        if (!isa<TileType>(v.getType()))
+          continue;
+        while (auto sv = v.getDefiningOp<StageViewOp>())
+          v = sv.getBuffer();
+        used.insert(v);
+      }
+    });
+    size_t upto = 0;
+    for (size_t i = 0; i < pendingMma.size(); ++i)
+      for (Value t : pendingMma[i].tiles)
+        if (used.contains(t))
+          upto = i + 1;
+    waitPendingMma(upto);
+  }
+  // Each warpgroup waits for its own gemms: every warpgroup is done
+  // reading a shared tile before any thread writes it.
+  if (unsyncedSharedReads.empty())
+    return;
+  bool write = all || llvm::any_of(used, [&](Value v) {
+                 return unsyncedSharedReads.contains(v);
+               });
+  if (write) {
+    barrier();
+    unsyncedSharedReads.clear();
+  }
+}
+
 LogicalResult Distributor::lowerBlock(Block &blk) {
+  size_t pendingAtEntry = pendingMma.size();
   for (Operation &op : llvm::make_early_inc_range(blk)) {
     if (isa<ReturnOp, YieldOp>(op))
       continue;
+    awaitMma(&op);
     if (op.getDialect() &&
         op.getDialect()->getNamespace() == TileDialect::getDialectNamespace()) {
       if (failed(lowerOp(&op)))
         return failure();
       continue;
+    }
+    // An scf.if that guards one asynchronous gemm commits its group after
+    // it, on both paths.
+    std::optional<PendingMma> guardedRecord;
+    if (GemmOp g = guardedAsyncGemm(&op)) {
+      guardedRecord = pendingRecord(
+          g, tgt.findMmaAtom(g->getAttrOfType<StringAttr>("atom").getValue()));
+      guardedGemm = g;
     }
     // Structured control flow: opaque-order accumulators enter and leave
     // every region in their opaque order.
@@ -2779,6 +2942,32 @@ LogicalResult Distributor::lowerBlock(Block &blk) {
       }
     if (reorderFailed)
       return failure();
+    if (guardedRecord) {
+      guardedGemm = nullptr;
+      loc = op.getLoc();
+      // The path without the gemm commits an empty group (begun like any
+      // sequence: ptxas fences a commit that follows no fence on some path,
+      // or one after a join, itself), so that either path commits one.
+      auto ifOp = cast<scf::IfOp>(op);
+      Block *other = new Block();
+      ifOp.getElseRegion().push_back(other);
+      b.setInsertionPointToEnd(other);
+      SmallVector<Value> none;
+      hooks.beginMmaSequence(b, loc, *guardedRecord->atom, none);
+      if (!hooks.commitMma(b, loc, *guardedRecord->atom))
+        return op.emitOpError("internal: the backend cannot commit an "
+                              "asynchronous gemm");
+      scf::YieldOp::create(b, loc);
+      pendingMma.push_back(*guardedRecord);
+    }
+  }
+  // Nothing this block issued stays in flight past its end.
+  if (pendingMma.size() > pendingAtEntry) {
+    if (blk.mightHaveTerminator())
+      b.setInsertionPoint(blk.getTerminator());
+    else
+      b.setInsertionPointToEnd(&blk);
+    waitPendingMma(pendingMma.size());
   }
   return success();
 }
@@ -3349,7 +3538,8 @@ void Distributor::hoistRefills(KernelOp kernel) {
       auto name = g->getAttrOfType<StringAttr>("atom");
       const target::MmaAtom *atom =
           name ? tgt.findMmaAtom(name.getValue()) : nullptr;
-      async |= atom && deferrable.contains(g) && hooks.mmaIsAsync(*atom);
+      async |= atom && (deferrable.contains(g) || g->hasAttr(kMmaAsyncAttr)) &&
+               hooks.mmaIsAsync(*atom);
     });
     if (async)
       continue;

@@ -35,6 +35,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MmaOverlap.h"
 #include "PassCommon.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -180,6 +181,30 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   int64_t D = S - 1;
   if (cluster && cluster.getInt() == 2 && S >= 3)
     D = S - 2;
+  // The last gemm beside the next iteration's work (MmaOverlap.cpp): its
+  // stage is refilled only after it, so the copies need a third stage to
+  // run an iteration ahead; two are deepened to three where that keeps as
+  // many blocks per multiprocessor (by shared memory and registers).
+  std::optional<MmaOverlapPlan> overlap;
+  if (S >= 2 && D == S - 1 && !cands.empty()) {
+    SmallVector<Operation *> copies;
+    for (auto &c : cands)
+      copies.push_back(c.copy);
+    overlap = planMmaOverlap(p, copies, tgt);
+  }
+  if (overlap && S == 2) {
+    int64_t smem = tgt.sharedMemoryPerBlockOptin;
+    int64_t now = kernelSharedBytes + buffered;
+    int64_t deeper = kernelSharedBytes + 2 * buffered;
+    int64_t byRegs = blocksByRegisters(kernelOp, tgt);
+    if (deeper <= smem &&
+        smem / deeper >= std::min(byRegs, smem / std::max<int64_t>(1, now))) {
+      S = 3;
+      D = 2;
+    }
+  }
+  if (S < 3)
+    overlap.reset();
 
   auto forOp = scf::ForOp::create(b, loc, p.getLowerBound(), p.getUpperBound(),
                                   p.getStep());
@@ -285,6 +310,8 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     c.alloc.erase();
   }
   p.erase();
+  if (overlap)
+    rotateLastGemm(forOp, *overlap, t, S);
 }
 
 struct PipelinePass : TargetPass<PipelinePass> {

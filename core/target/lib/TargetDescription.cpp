@@ -186,6 +186,12 @@ public:
            std::to_string(v));
     return v;
   }
+  bool boolean(const std::string &key) {
+    const toml::node &n = need(key);
+    if (!n.is_boolean())
+      fail("key '" + path(key) + "' must be a boolean, got " + typeName(n));
+    return **n.as_boolean();
+  }
   /// A number (integer or float), > 0.
   double number(const std::string &key) {
     const toml::node &n = need(key);
@@ -305,6 +311,8 @@ MmaAtom readAtom(TableReader &r, int warpSize) {
            "': the accumulator cannot live in shared memory");
   a.cLayout =
       operandLayout(r, "c_layout", a.cLayoutName, a.m, a.n, warpSize, a.warps);
+  if (r.has("async"))
+    a.async = r.boolean("async");
   if (r.has("c_order")) {
     std::string order = r.str("c_order");
     if (order != "layout" && order != "opaque")

@@ -6,6 +6,8 @@
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/elementwise_add.mlir | FileCheck %s --check-prefix=GFX942-ELEMENTWISE-ADD
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/elementwise_add.mlir | FileCheck %s --check-prefix=HOST-ELEMENTWISE-ADD
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
+// RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=1 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-OVERLAP
+// RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=1 TESSERA_PERSISTENT=1 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=GFX942-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=HOST-FLASH-ATTENTION-FWD
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM
@@ -44,6 +46,36 @@
 // SM90-FLASH-ATTENTION-FWD: tile.commit_group
 // SM90-FLASH-ATTENTION-FWD: tile.num_stages = 2 : i64
 // SM90-FLASH-ATTENTION-FWD: tile.wait_group pending = 0
+
+// TESSERA_MMA_OVERLAP=1 (opt-in), two gemms on asynchronous atoms (wgmma):
+// P V of iteration i - 1 is issued
+// after S = Q K^T of iteration i (both run on while the softmax of i does),
+// guarded for the first iteration, and once more after the loop for the last
+// one; its V stage is the one that iteration filled. Three stages: the
+// refill of stage (i - 1) % 3 waits for that P V. (By default, and with
+// TESSERA_PERSISTENT=1, above: two stages, the program's order.)
+// SM90-FLASH-OVERLAP: tile.alloc {{.*}} : <3x64x128xf16, shared>
+// SM90-FLASH-OVERLAP: tile.alloc {{.*}} : <3x64x128xf16, shared>
+// SM90-FLASH-OVERLAP: scf.for %[[IV:.*]] = %[[LB:.*]] to %[[UB:.*]] step %[[ST:[a-z0-9_]+]]
+// SM90-FLASH-OVERLAP: %[[T:.*]] = arith.divui %{{.*}}, %[[ST]]
+// SM90-FLASH-OVERLAP: tile.wait_group pending = 1 stage(
+// SM90-FLASH-OVERLAP: tile.gemm {{.*}} transpose_b clear {{{.*}}tile.mma_async
+// SM90-FLASH-OVERLAP: %[[T1:.*]] = arith.addi %[[T]], %{{c2[_0-9]*}}
+// SM90-FLASH-OVERLAP: %[[PREV:.*]] = arith.remui %[[T1]], %{{c3[_0-9]*}}
+// SM90-FLASH-OVERLAP: %[[NOTFIRST:.*]] = arith.cmpi ugt, %[[T]], %{{c0[_0-9]*}}
+// SM90-FLASH-OVERLAP-NEXT: scf.if %[[NOTFIRST]] {
+// SM90-FLASH-OVERLAP-NEXT: %[[V:.*]] = tile.stage_view %{{.*}}[%[[PREV]]]
+// SM90-FLASH-OVERLAP-NEXT: tile.gemm %{{.*}}, %[[V]], %{{.*}} {{{.*}}tile.mma_async
+// SM90-FLASH-OVERLAP: tile.reduce max
+// SM90-FLASH-OVERLAP: tile.copy {{.*}} : !tile.tile<64x64xf32, fragment{{.*}}>, !tile.tile<64x64xf16, fragment
+// SM90-FLASH-OVERLAP-NOT: tile.gemm
+// SM90-FLASH-OVERLAP: tile.commit_group
+// SM90-FLASH-OVERLAP: tile.num_stages = 3 : i64, tile.requested_stages = 2 : i64
+// SM90-FLASH-OVERLAP-NEXT: tile.wait_group pending = 0
+// SM90-FLASH-OVERLAP: %[[LAST:.*]] = arith.remui
+// SM90-FLASH-OVERLAP: scf.if
+// SM90-FLASH-OVERLAP-NEXT: %[[VL:.*]] = tile.stage_view %{{.*}}[%[[LAST]]]
+// SM90-FLASH-OVERLAP-NEXT: tile.gemm %{{.*}}, %[[VL]], %{{.*}} {{{.*}}tile.mma_async
 
 // GFX942-FLASH-ATTENTION-FWD: tile.num_stages = 1 : i64
 // GFX942-FLASH-ATTENTION-FWD: tile.requested_stages = 2

@@ -66,6 +66,12 @@ struct MmaAtom {
   /// registers through shared memory (TargetHooks::storeAccumulator /
   /// loadAccumulator) before any op but a gemm with this atom reads them.
   bool cOpaque = false;
+  /// `async = true`: the instruction is issued asynchronously and waited
+  /// for separately (wgmma), so independent work, another gemm included, may
+  /// run while it computes. tessera-pipeline-loops then may issue a loop's
+  /// last gemm of one iteration after the first gemm of the next
+  /// (docs/passes.md).
+  bool async = false;
 };
 
 /// How a tile.gemm would use an atom: which operands are stored transposed

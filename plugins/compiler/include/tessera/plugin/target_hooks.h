@@ -194,6 +194,22 @@ public:
   /// Whether deferMmaWait would defer `atom` (its instructions run
   /// asynchronously and read shared operands after they are issued).
   virtual bool mmaIsAsync(const target::MmaAtom &) const { return false; }
+  /// Instead of endMmaSequence, for a gemm distribution may leave running
+  /// (`tile.mma_async`, an atom mmaIsAsync holds for): commits the atoms
+  /// issued since the last commit as one group (none: an empty group) and
+  /// returns without waiting. Returns false when it cannot (then
+  /// endMmaSequence is used).
+  virtual bool commitMma(mlir::OpBuilder &, mlir::Location,
+                         const target::MmaAtom &) {
+    return false;
+  }
+  /// Waits until at most `pending` of the groups commitMma committed are in
+  /// flight (the newest ones). `acc` holds the accumulators of the groups
+  /// that are done, which the backend fences (and may replace) as
+  /// endMmaSequence does.
+  virtual void waitMma(mlir::OpBuilder &, mlir::Location,
+                       const target::MmaAtom &, int64_t /*pending*/,
+                       llvm::SmallVectorImpl<mlir::Value> & /*acc*/) {}
   virtual void drainMma(mlir::OpBuilder &, mlir::Location,
                         const target::MmaAtom &,
                         llvm::SmallVectorImpl<mlir::Value> & /*acc*/) {}

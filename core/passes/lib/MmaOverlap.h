@@ -1,0 +1,40 @@
+//===- MmaOverlap.h - a pipelined loop's last gemm beside the next first -*- C++ -*-===//
+#ifndef TESSERA_PASSES_MMAOVERLAP_H
+#define TESSERA_PASSES_MMAOVERLAP_H
+
+#include "PassCommon.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <optional>
+
+namespace tessera::passes {
+
+/// Marks a gemm distribution may leave running after it is issued: it waits
+/// for it only before the first op that touches its tiles
+/// (MmaOverlap.cpp).
+inline constexpr llvm::StringLiteral kMmaAsyncAttr = "tile.mma_async";
+
+/// TESSERA_MMA_OVERLAP=1 (opt-in; MmaOverlap.cpp says why).
+bool mmaOverlapEnabled();
+
+/// The two gemms of a tile.pipelined loop whose last one may run beside the
+/// next iteration's work (MmaOverlap.cpp).
+struct MmaOverlapPlan {
+  tile::GemmOp first, last;
+};
+/// The plan for `loop` before it is pipelined, whose pipelined copies are
+/// `pipelinedCopies`; nullopt when the rewrite does not apply.
+std::optional<MmaOverlapPlan>
+planMmaOverlap(tile::PipelinedOp loop,
+               llvm::ArrayRef<mlir::Operation *> pipelinedCopies,
+               const target::TargetDescription &tgt);
+/// After pipelining into `loop` (`t`: its iteration number from 0, in the
+/// body; `stages`: S), moves the plan's last gemm after the first one of
+/// the next iteration and after the loop.
+void rotateLastGemm(mlir::scf::ForOp loop, MmaOverlapPlan plan,
+                    mlir::Value t, int64_t stages);
+
+} // namespace tessera::passes
+
+#endif
