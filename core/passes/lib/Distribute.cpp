@@ -263,6 +263,8 @@ private:
   /// This thread's group waits for its turn (`wait`) or passes it on.
   void emitTurn(bool wait) {
     auto i = scf::IfOp::create(b, loc, turnFirst, /*withElse=*/true);
+    // (Touches no tile: in-flight gemms need not finish before it.)
+    i->setAttr("tile.turn_op", b.getUnitAttr());
     OpBuilder::InsertionGuard g(b);
     for (int64_t group : {0, 1}) {
       b.setInsertionPoint(group ? i.elseBlock()->getTerminator()
@@ -2495,9 +2497,9 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       for (auto &[key, v] : *m)
         v = std::move(all[i++]);
   }
+  // The last gemm of a run that takes one turn (planTurns) passes the turn
+  // to the other group once its atoms are committed.
   bool turn = turnFirst && g->hasAttr("tile.turn");
-  if (turn)
-    emitTurn(/*wait=*/true);
   hooks.beginMmaSequence(b, loc, *atom, acc);
   acc.resize(C.regs);
   for (int64_t kb = 0; kb < K; kb += atom->k) {
@@ -2550,6 +2552,8 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       hooks.mmaIsAsync(*atom)) {
     bool guarded = g.getOperation() == guardedGemm;
     if (hooks.commitMma(b, loc, *atom)) {
+      if (turn)
+        emitTurn(/*wait=*/false);
       for (int64_t r = 0; r < C.regs; ++r)
         regStore(C, r, acc[r]);
       if (!guarded)
@@ -2860,7 +2864,7 @@ void Distributor::waitPendingMma(size_t count) {
 
 void Distributor::awaitMma(Operation *op) {
   if ((pendingMma.empty() && unsyncedSharedReads.empty()) ||
-      isa<StageViewOp>(op))
+      isa<StageViewOp>(op) || op->hasAttr("tile.turn_op"))
     return;
   b.setInsertionPoint(op);
   loc = op->getLoc();
@@ -3918,18 +3922,50 @@ void Distributor::planTurns(scf::ForOp loop) {
   if (!hooks.consumerTurns() || threads % 2)
     return;
   int64_t half = threads / 2;
-  SmallVector<GemmOp> gemms;
+  // The loop's gemms: in its body, or alone in an scf.if there (a gemm
+  // that runs on into the next iteration, guarded: MmaOverlap.cpp).
+  auto gemmOf = [&](Operation *op) -> GemmOp {
+    if (auto g = dyn_cast<GemmOp>(op))
+      return g;
+    auto i = dyn_cast<scf::IfOp>(op);
+    if (!i || !i.getElseRegion().empty())
+      return nullptr;
+    GemmOp only;
+    for (Operation &o : i.thenBlock()->without_terminator()) {
+      if (auto g = dyn_cast<GemmOp>(o); g && !only)
+        only = g;
+      else if (!isMemoryEffectFree(&o) || o.getNumRegions())
+        return nullptr;
+    }
+    return only;
+  };
   bool ok = true, readHere = false;
-  loop.walk([&](GemmOp g) {
+  int64_t found = 0, all = 0;
+  loop.walk([&](GemmOp) { ++all; });
+  // Runs of gemms with nothing but pure scalar ops between them take one
+  // turn together (FlashAttention-3's S of one iteration and P V of the
+  // last).
+  SmallVector<SmallVector<Operation *>> runs;
+  bool open = false;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    GemmOp g = gemmOf(&op);
+    if (!g) {
+      if (!isMemoryEffectFree(&op) || op.getNumRegions())
+        open = false;
+      continue;
+    }
     auto name = g->getAttrOfType<StringAttr>("atom");
     const target::MmaAtom *atom =
         name ? tgt.findMmaAtom(name.getValue()) : nullptr;
-    ok &= g->getParentOp() == loop.getOperation() && atom &&
-          hooks.mmaIsAsync(*atom) && atom->warps * warpSize == half;
+    ok &= atom && hooks.mmaIsAsync(*atom) && atom->warps * warpSize == half;
     readHere |= !deferrable.contains(g);
-    gemms.push_back(g);
-  });
-  if (!ok || gemms.empty() || !readHere)
+    ++found;
+    if (!open)
+      runs.emplace_back();
+    runs.back().push_back(&op);
+    open = true;
+  }
+  if (!ok || found != all || !found || !readHere)
     return;
   OpBuilder::InsertionGuard g(b);
   Location l = loop.getLoc();
@@ -3939,6 +3975,7 @@ void Distributor::planTurns(scf::ForOp loop) {
       arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, group, c(0));
   auto edges = [&](bool pre) {
     auto i = scf::IfOp::create(b, l, turnFirst, /*withElse=*/true);
+    i->setAttr("tile.turn_op", b.getUnitAttr());
     OpBuilder::InsertionGuard g2(b);
     if (pre) {
       b.setInsertionPoint(i.elseBlock()->getTerminator());
@@ -3951,8 +3988,22 @@ void Distributor::planTurns(scf::ForOp loop) {
   edges(/*pre=*/true);
   b.setInsertionPointAfter(loop);
   edges(/*pre=*/false);
-  for (GemmOp gm : gemms)
-    gm->setAttr("tile.turn", b.getUnitAttr());
+  // Each run: the turn is waited for before its first gemm and passed
+  // after its last one's commit (lowerGemm, `tile.turn`), or after the
+  // scf.if that guards it (both paths commit there).
+  for (auto &run : runs) {
+    Location rl = run.front()->getLoc();
+    std::swap(loc, rl);
+    b.setInsertionPoint(run.front());
+    emitTurn(/*wait=*/true);
+    if (auto gm = dyn_cast<GemmOp>(run.back())) {
+      gm->setAttr("tile.turn", b.getUnitAttr());
+    } else {
+      b.setInsertionPointAfter(run.back());
+      emitTurn(/*wait=*/false);
+    }
+    std::swap(loc, rl);
+  }
 }
 
 /// A copy warp pays where the consumers' matrix atoms run asynchronously
