@@ -118,6 +118,15 @@ public:
   }
   bool persistentTwin() const override { return twinPersistent; }
 
+  // TMA stores (sm_90a): a staging tile to a tensor map's box, bulk groups.
+  bool canBulkStore(const BulkCopy &c) const override;
+  void emitBulkStore(mlir::OpBuilder &b, mlir::Location loc, const BulkCopy &c,
+                     mlir::Value tensor, mlir::ValueRange offsets,
+                     mlir::Value shared) override;
+  void emitBulkStoreBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                            int64_t threads) override;
+  void emitBulkStoreWait(mlir::OpBuilder &b, mlir::Location loc) override;
+
   /// A tensor map the kernel being distributed uses (its index is its place
   /// in tensorMaps()): the descriptor words after the slot (LowerTileToGpu.h).
   struct TensorMap {
@@ -132,6 +141,8 @@ public:
   std::vector<TensorMap> takeTensorMaps() { return std::move(maps); }
   /// Whether bulk copies may be used (off for a TMA kernel's twin).
   void setBulkCopies(bool on) { bulkCopies = on; }
+  /// Whether fragment-to-tensor copies may store by TMA (TESSERA_TMA_STORE).
+  void setBulkStores(bool on) { bulkStores = on; }
   /// Whether loops on TMA copies get a copy warp.
   void setWarpSpecialization(bool on) { warpSpecialization = on; }
   /// Whether warp-specialized kernels walk their tiles on persistent blocks.
@@ -140,12 +151,19 @@ public:
   void setPersistentTwin(bool on) { twinPersistent = on; }
 
 private:
+  /// The index of the tensor map of `c`'s tile (rows of it) in the tensor
+  /// `tensor`, recording it if new, and a value holding the map's address.
+  std::pair<int64_t, mlir::Value> tensorMap(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            const BulkCopy &c,
+                                            mlir::Value tensor, int64_t rows);
   void issueBulkCopy(mlir::OpBuilder &b, mlir::Location loc, const BulkCopy &c,
                      mlir::Value tensor, mlir::ValueRange offsets,
                      mlir::Value shared, mlir::Value barrier, mlir::Value rank,
                      int64_t clusterSize);
   bool wgmma;
   bool bulkCopies = true;
+  bool bulkStores = false;
   bool warpSpecialization = false;
   bool persistent = false;
   bool twinPersistent = false;

@@ -160,6 +160,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     // (docs/backends/cuda.md, docs/benchmarks.md).
     const char *pe = std::getenv("TESSERA_PERSISTENT");
     hooks.setPersistentBlocks(pe && std::string(pe) == "1");
+    // Epilogues that store a fragment to a tensor by TMA from a shared
+    // staging tile with TESSERA_TMA_STORE=1 (off by default until measured;
+    // docs/backends/cuda.md).
+    const char *ts = std::getenv("TESSERA_TMA_STORE");
+    hooks.setBulkStores(ts && std::string(ts) == "1");
     {
       tessera::ScopedPhase phase("tile passes");
       if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))

@@ -32,8 +32,9 @@ namespace tessera {
 /// Bumped whenever CompilerPlugin's virtual interface or the structs it
 /// passes change. 4: CompiledImage::onDemandBytes. 5: TargetHooks::
 /// persistentBlocks / persistentTwin / mmaStartsFromZero, emitPartialBarrier's
-/// untilReads.
-constexpr unsigned kCompilerPluginAbiVersion = 5;
+/// untilReads. 6: TargetHooks::canBulkStore / emitBulkStore /
+/// emitBulkStoreBarrier / emitBulkStoreWait.
+constexpr unsigned kCompilerPluginAbiVersion = 6;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
 struct CompileTarget {
