@@ -298,6 +298,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_SPIRV_STAGING_SPLIT",
       "TESSERA_SPIRV_WARPS2D",
       "TESSERA_STAGED_PIECE",
+      "TESSERA_STMATRIX",
       "TESSERA_TARGET_PATH",
       "TESSERA_TMA_STORE",
       "TESSERA_WGMMA_DESC",

@@ -842,3 +842,28 @@ void CudaTargetHooks::emitBulkStoreWait(OpBuilder &b, Location loc) {
   PtxEmitter(b, loc).asmOp("cp.async.bulk.wait_group.read 0;", "",
                            ValueRange{});
 }
+
+bool CudaTargetHooks::canStoreMatrices(Type elem) const {
+  // stmatrix: sm_90 (the chips with wgmma here). TESSERA_STMATRIX=0 stores
+  // pairs with st.shared instead (for A/B).
+  const char *v = std::getenv("TESSERA_STMATRIX");
+  return wgmma && (elem.isF16() || elem.isBF16()) &&
+         !(v && std::string(v) == "0");
+}
+
+void CudaTargetHooks::emitStoreMatrices(OpBuilder &b, Location loc,
+                                        Value rowAddress, ValueRange pairs) {
+  PtxEmitter p(b, loc);
+  int64_t n = pairs.size();
+  std::string text = "stmatrix.sync.aligned.m8n8.x" + std::to_string(n) +
+                     ".shared.b16 [$0], {";
+  std::string cons = "r";
+  SmallVector<Value> ops{toI32(p, rowAddress)};
+  for (int64_t i = 0; i < n; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(1 + i);
+    cons += ",r";
+    ops.push_back(LLVM::BitcastOp::create(b, loc, p.i32, pairs[i]));
+  }
+  text += "};";
+  p.asmOp(text, cons, ops);
+}

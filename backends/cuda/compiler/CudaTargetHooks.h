@@ -126,6 +126,10 @@ public:
   void emitBulkStoreBarrier(mlir::OpBuilder &b, mlir::Location loc,
                             int64_t threads) override;
   void emitBulkStoreWait(mlir::OpBuilder &b, mlir::Location loc) override;
+  bool canStoreMatrices(mlir::Type elem) const override;
+  void emitStoreMatrices(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value rowAddress,
+                         mlir::ValueRange pairs) override;
 
   /// A tensor map the kernel being distributed uses (its index is its place
   /// in tensorMaps()): the descriptor words after the slot (LowerTileToGpu.h).

@@ -331,6 +331,7 @@ private:
   };
   llvm::DenseMap<Operation *, BulkStore> bulkStores;
   void planBulkStores(KernelOp kernel, int64_t plannedBytes);
+  int64_t storeMatrixCount(const FragTile &f, const SharedTile &s);
   LogicalResult lowerBulkStore(Operation *op, const FragTile &f, Value tensor,
                                ValueRange off, const BulkStore &st);
 
@@ -4044,6 +4045,44 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
   }
 }
 
+/// How many 8 x 8 matrices of 16-bit elements one matrix store
+/// (TargetHooks::emitStoreMatrices) writes per group of registers of `f`
+/// into staging tile `s` (4, 2 or 1), or 0 where the backend has no such
+/// store or `f`'s layout is not the one its lanes hold: register bit 0 the
+/// next column, lane bits columns 2 and 4 then rows 1, 2 and 4 (mma's
+/// accumulators), and every other bit moving by whole rows of 8 columns
+/// (16 contiguous bytes of a row in the staging tile).
+int64_t Distributor::storeMatrixCount(const FragTile &f, const SharedTile &s) {
+  const LinearLayout &l = f.layout;
+  if (s.shape.size() != 2 || warpSize != 32 ||
+      !hooks.canStoreMatrices(s.elem) || s.elem.getIntOrFloatBitWidth() != 16 ||
+      (s.vec && s.vec != 8) || s.shape[1] % 8 || !l.hasInDim(layout::kLane) ||
+      !l.hasInDim(layout::kRegister) ||
+      l.getInDimSizeLog2(layout::kLane) != 5 ||
+      l.getInDimSizeLog2(layout::kRegister) < 1)
+    return 0;
+  static const int32_t lanes[5][2] = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  for (int i = 0; i < 5; ++i) {
+    const LinearLayout::Basis &bs = l.getBasis(layout::kLane, i);
+    if (bs[0] != lanes[i][0] || bs[1] != lanes[i][1])
+      return 0;
+  }
+  const LinearLayout::Basis &r0 = l.getBasis(layout::kRegister, 0);
+  if (r0[0] != 0 || r0[1] != 1)
+    return 0;
+  for (const std::string &n : l.getInDimNames()) {
+    if (n == layout::kLane)
+      continue;
+    if (n != layout::kRegister && n != layout::kWarp &&
+        l.getInDimSizeLog2(n) > 0)
+      return 0;
+    for (int i = n == layout::kRegister ? 1 : 0; i < l.getInDimSizeLog2(n); ++i)
+      if (l.getBasis(n, i)[1] % 8)
+        return 0;
+  }
+  return int64_t(1) << std::min(2, l.getInDimSizeLog2(layout::kRegister) - 1);
+}
+
 LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
                                           Value tensor, ValueRange off,
                                           const BulkStore &st) {
@@ -4083,11 +4122,58 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
   Value pieces = vec > 1
                      ? scratchView(pieceTy, bc.rows * bc.cols / vec, st.offset)
                      : Value();
+  // The pair of 16-bit elements at registers r, r + 1, converted.
+  auto pairAt = [&](int64_t r) -> Value {
+    SmallVector<Value> two{regLoad(f, r), regLoad(f, r + 1)};
+    auto vt = VectorType::get({2}, gElem);
+    if (isa<FloatType>(f.elem) && isa<FloatType>(gElem) &&
+        f.elem.getIntOrFloatBitWidth() > gElem.getIntOrFloatBitWidth())
+      return arith::TruncFOp::create(
+                 b, loc, vt,
+                 vector::FromElementsOp::create(
+                     b, loc, VectorType::get({2}, f.elem), two))
+          .getResult();
+    for (Value &r : two)
+      r = convertScalar(b, loc, r, gElem);
+    return vector::FromElementsOp::create(b, loc, vt, two).getResult();
+  };
+  int64_t mats = storeMatrixCount(f, s);
   // Every thread's reads of the bytes (dead tiles; an asynchronous MMA's
   // reads were waited for before the wait's barrier) are done.
   if (!st.afterWait)
     barrier();
-  for (int64_t base = 0; base < f.regs; base += vec) {
+  if (mats) {
+    // Matrix stores (TargetHooks::emitStoreMatrices): registers r (bit 0:
+    // the pair, bits 1 .. log2(mats): which matrix, the rest: the group)
+    // hold 8 x 8 matrices laid out as the instruction's lanes hold them;
+    // lane l gives the address of row l % 8 of matrix l / 8 of the group.
+    const LinearLayout &l = f.layout;
+    int sel = llvm::Log2_64(mats);
+    SmallVector<Value> at{remC(lane, 8), c(0)};
+    auto addBasis = [&](Value bit, const LinearLayout::Basis &bs) {
+      for (int d = 0; d < 2; ++d)
+        if (bs[d])
+          at[d] = xorI(at[d], mul(bit, c(bs[d])));
+    };
+    if (l.hasInDim(layout::kWarp))
+      for (int i = 0; i < l.getInDimSizeLog2(layout::kWarp); ++i)
+        addBasis(remC(divC(warp, int64_t(1) << i), 2),
+                 l.getBasis(layout::kWarp, i));
+    for (int k = 1; k <= sel; ++k)
+      addBasis(remC(divC(lane, int64_t(4) << k), 2),
+               l.getBasis(layout::kRegister, k));
+    for (int64_t base = 0; base < f.regs; base += 2 * mats) {
+      Coords rc = regCoords(l, base);
+      SmallVector<Value> co{rc[0] ? xorI(at[0], c(rc[0])) : at[0],
+                            rc[1] ? xorI(at[1], c(rc[1])) : at[1]};
+      SmallVector<Value> pairs;
+      for (int64_t j = 0; j < mats; ++j)
+        pairs.push_back(pairAt(base + 2 * j));
+      hooks.emitStoreMatrices(b, loc, sharedAddress(s, sharedOffset(s, co)),
+                              pairs);
+    }
+  }
+  for (int64_t base = 0; !mats && base < f.regs; base += vec) {
     Value at = sharedOffset(s, coordsOf(f.layout, base));
     if (vec == 1) {
       memref::StoreOp::create(b, loc,

@@ -3,7 +3,8 @@
 // f16, bf16 or kept f32) is written by the threads into a staging tile in
 // shared memory no tile holds any more (the pipeline's stages after the
 // loop), swizzled as the output's tensor map reads it (128-byte atoms,
-// 128-byte column blocks); each writer fences for the async proxy, the
+// 128-byte column blocks), 16-bit results by stmatrix (four 8x8 matrices
+// of the wgmma accumulator per instruction); each writer fences for the async proxy, the
 // writers meet at a barrier (the consumers' named barrier in a
 // warp-specialized kernel, never bar.sync 0), and thread 0 stores each
 // column block with cp.async.bulk.tensor ... global.shared::cta.bulk_group,
@@ -25,6 +26,8 @@
 // RUN: env TESSERA_TMA_STORE=1 TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 TESSERA_CUDA_WARP_SPECIALIZATION=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/plain.tsb --dump-dir %t/plain
 // RUN: FileCheck %s --check-prefix=PLAIN --input-file %t/plain/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=NOSPILL --input-file %t/plain/ptxas.sm_90a.txt
+// RUN: env TESSERA_TMA_STORE=1 TESSERA_STMATRIX=0 TESSERA_WIDEN=0 TESSERA_CLUSTERS=0 TESSERA_CUDA_WARP_SPECIALIZATION=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/st.tsb --dump-dir %t/st
+// RUN: FileCheck %s --check-prefix=ST --input-file %t/st/kernel.sm_90a.ptx
 // RUN: env TESSERA_TMA_STORE=1 %tessera compile %examples/gemm_bf16.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/bf16.tsb --dump-dir %t/bf16
 // RUN: FileCheck %s --check-prefix=BF16 --input-file %t/bf16/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=NOSPILL --input-file %t/bf16/ptxas.sm_90a.txt
@@ -51,7 +54,8 @@
 // WS: bar.sync 1, [[CONSUMERS:%r[0-9]+]];
 // WS-NOT: st.global
 // WS: cvt.rn.f16x2.f32
-// WS: st.shared.b32
+// WS: stmatrix.sync.aligned.m8n8.x4.shared.b16 [{{%r[0-9]+}}], {{{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}, {{%r[0-9]+}}};
+// WS-NOT: st.shared
 // WS-NOT: {{bar.sync[[:space:]]+0;}}
 // WS: fence.proxy.async.shared::cta;
 // WS-NOT: {{bar.sync[[:space:]]+0;}}
@@ -85,7 +89,8 @@
 // PLAIN: .maxntid 128, 1, 1
 // PLAIN-NOT: st.global
 // PLAIN: wgmma.wait_group.sync.aligned 0;
-// PLAIN: st.shared.b32
+// PLAIN: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PLAIN-NOT: st.shared
 // PLAIN: fence.proxy.async.shared::cta;
 // PLAIN: {{bar.sync[[:space:]]+0;}}
 // PLAIN: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
@@ -96,13 +101,22 @@
 // PLAIN-NOT: st.global
 // PLAIN: ret;
 
+// TESSERA_STMATRIX=0: each pair by st.shared.b32 (for A/B).
+// ST: .visible .entry tessera_kernel_gemm(
+// ST-NOT: stmatrix
+// ST: cvt.rn.f16x2.f32
+// ST: st.shared.b32
+// ST-NOT: stmatrix
+// ST: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// ST-NOT: stmatrix
+
 // bf16: pairs converted by cvt.rn.bf16x2.f32, the same boxes.
 // BF16: tessera_tma_tessera_kernel_gemm_bf16[160] =
 // BF16-SAME: 6, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 64, 0, 0, 0, 128, 0, 0, 0,
 // BF16: .visible .entry tessera_kernel_gemm_bf16(
 // BF16-NOT: st.global
 // BF16: cvt.rn.bf16x2.f32
-// BF16: st.shared.b32
+// BF16: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // BF16: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // BF16: cp.async.bulk.wait_group.read 0;
 // BF16-NOT: st.global

@@ -33,7 +33,8 @@ namespace tessera {
 /// passes change. 4: CompiledImage::onDemandBytes. 5: TargetHooks::
 /// persistentBlocks / persistentTwin / mmaStartsFromZero, emitPartialBarrier's
 /// untilReads. 6: TargetHooks::canBulkStore / emitBulkStore /
-/// emitBulkStoreBarrier / emitBulkStoreWait.
+/// emitBulkStoreBarrier / emitBulkStoreWait / canStoreMatrices /
+/// emitStoreMatrices.
 constexpr unsigned kCompilerPluginAbiVersion = 6;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").

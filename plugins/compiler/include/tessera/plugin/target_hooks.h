@@ -484,6 +484,18 @@ public:
   /// In the thread that issued bulk stores: waits until they have read
   /// their shared memory (their global writes may still be in flight).
   virtual void emitBulkStoreWait(mlir::OpBuilder &, mlir::Location) {}
+  /// Whether emitStoreMatrices can store 8 x 8 matrices of `elem` (16-bit).
+  virtual bool canStoreMatrices(mlir::Type /*elem*/) const { return false; }
+  /// Stores `pairs.size()` (1, 2 or 4) 8 x 8 matrices of 16-bit elements to
+  /// shared memory in one instruction, called by every lane of a warp
+  /// together: `rowAddress` (an `index`) is the shared address of row
+  /// `lane % 8` of matrix `lane / 8` (16 contiguous bytes; lanes past the
+  /// matrices' rows pass any), and `pairs[i]` the lane's two elements of
+  /// matrix i (row lane / 4, columns 2 (lane % 4) and 2 (lane % 4) + 1) as a
+  /// 2-element vector.
+  virtual void emitStoreMatrices(mlir::OpBuilder &, mlir::Location,
+                                 mlir::Value /*rowAddress*/,
+                                 mlir::ValueRange /*pairs*/) {}
 };
 
 } // namespace tessera
