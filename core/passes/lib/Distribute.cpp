@@ -4019,11 +4019,18 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
       }
     if (!hooks.canBulkStore(bc))
       continue;
+    int64_t here = topIndex(cp);
+    // The bulk store's global writes complete asynchronously (by the
+    // kernel's end): no op at or after the copy may touch the tensor again.
+    if (llvm::any_of(cp.getDst().getUsers(), [&](Operation *u) {
+          return u != cp.getOperation() && !isa<DimOp>(u) &&
+                 topIndex(u) >= here;
+        }))
+      continue;
     int64_t bytes = bc.rows * bc.cols * bc.elemBytes;
     // Swizzles act on address bits: the tile starts at a 1024-byte
     // boundary (the longest swizzle period), like swizzled TMA tiles.
     int64_t align = bc.swizzleBytes ? 1024 : 128;
-    int64_t here = topIndex(cp);
     SmallVector<int64_t> starts{0};
     for (const Live &t : tiles)
       starts.push_back(llvm::alignTo(t.hi, align));
