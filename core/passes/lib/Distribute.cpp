@@ -4126,9 +4126,6 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
   // bytes (a vector store to workgroup memory would need the backend's
   // lowering to take it).
   Type pieceTy = b.getIntegerType(unsigned(vec * eb * 8));
-  Value pieces = vec > 1
-                     ? scratchView(pieceTy, bc.rows * bc.cols / vec, st.offset)
-                     : Value();
   // The pair of 16-bit elements at registers r, r + 1, converted.
   auto pairAt = [&](int64_t r) -> Value {
     SmallVector<Value> two{regLoad(f, r), regLoad(f, r + 1)};
@@ -4145,6 +4142,9 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
     return vector::FromElementsOp::create(b, loc, vt, two).getResult();
   };
   int64_t mats = storeMatrixCount(f, s);
+  Value pieces = vec > 1 && !mats
+                     ? scratchView(pieceTy, bc.rows * bc.cols / vec, st.offset)
+                     : Value();
   // Every thread's reads of the bytes (dead tiles; an asynchronous MMA's
   // reads were waited for before the wait's barrier) are done.
   if (!st.afterWait)
