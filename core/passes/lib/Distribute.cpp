@@ -322,12 +322,13 @@ private:
   /// pipeline's stages after its loop; never beyond the plan's bytes), and
   /// one thread stores it. `reused`: shared memory is used after the copy,
   /// so the block waits until the store has read the staging tile.
-  /// `afterWait`: the copy follows a tile.wait_group, whose barrier already
-  /// orders every earlier read of the staging bytes before the copy's writes.
+  /// `afterBarrier`: the copy follows a tile.wait_group or another bulk
+  /// store, whose barrier already orders every earlier read of the staging
+  /// bytes before the copy's writes.
   struct BulkStore {
     BulkCopy copy;
     int64_t offset = 0;
-    bool reused = false, afterWait = false;
+    bool reused = false, afterBarrier = false;
   };
   llvm::DenseMap<Operation *, BulkStore> bulkStores;
   void planBulkStores(KernelOp kernel, int64_t plannedBytes);
@@ -4043,10 +4044,13 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
                    at < t.hi;
           }))
         continue;
-      bulkStores[cp] = BulkStore{
-          bc, at, usedAfter(cp),
-          isa_and_nonnull<WaitGroupOp>(cp->getPrevNode()) &&
-              !cast<WaitGroupOp>(cp->getPrevNode()).getStage().size()};
+      // Right after a drain (its barrier follows the MMAs' last wait) or
+      // after another bulk store (its barrier follows the store's reads).
+      Operation *prev = cp->getPrevNode();
+      auto drain = dyn_cast_or_null<WaitGroupOp>(prev);
+      bulkStores[cp] = BulkStore{bc, at, usedAfter(cp),
+                                 (drain && drain.getStage().empty()) ||
+                                     (prev && bulkStores.count(prev))};
       break;
     }
   }
@@ -4147,7 +4151,7 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
                      : Value();
   // Every thread's reads of the bytes (dead tiles; an asynchronous MMA's
   // reads were waited for before the wait's barrier) are done.
-  if (!st.afterWait)
+  if (!st.afterBarrier)
     barrier();
   if (mats) {
     // Matrix stores (TargetHooks::emitStoreMatrices): registers r (bit 0:

@@ -34,6 +34,8 @@
 // RUN: env TESSERA_TMA_STORE=1 %tessera compile %S/Inputs/gemm_odd_f32out.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/odd.tsb --dump-dir %t/odd
 // RUN: FileCheck %s --check-prefix=ODD --input-file %t/odd/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=NOSPILL --input-file %t/odd/ptxas.sm_90a.txt
+// RUN: env TESSERA_TMA_STORE=1 %tessera compile %examples/zoo/moe_topk_gating.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/moe.tsb --dump-dir %t/moe
+// RUN: FileCheck %s --check-prefix=MOE --input-file %t/moe/kernel.sm_90a.ptx
 // RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
 // RUN: env TESSERA_TMA_STORE=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/zero.tsb --dump-dir %t/zero
@@ -135,6 +137,27 @@
 // ODD: cp.async.bulk.wait_group.read 0;
 // ODD-NOT: st.global
 // ODD: ret;
+
+// Two outputs (32x8 tiles of i32 indices and f32 weights; 32-byte rows,
+// the 32-byte swizzle atom, box {8, 32}): the second staging tile reuses
+// the first's bytes once thread 0 has waited for the first store's reads
+// and the block has met.
+// MOE: tessera_tma_tessera_kernel_moe_topk_gating[{{[0-9]+}}] =
+// MOE-SAME: 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 8, 0, 0, 0, 32, 0, 0, 0,
+// MOE: .visible .entry tessera_kernel_moe_topk_gating(
+// MOE: st.shared.b64
+// MOE: fence.proxy.async.shared::cta;
+// MOE: {{bar.sync[[:space:]]+0;}}
+// MOE: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// MOE: cp.async.bulk.wait_group.read 0;
+// MOE: {{bar.sync[[:space:]]+0;}}
+// MOE: st.shared.b64
+// MOE: fence.proxy.async.shared::cta;
+// MOE: {{bar.sync[[:space:]]+0;}}
+// MOE: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// MOE: cp.async.bulk.wait_group.read 0;
+// MOE-NOT: st.global
+// MOE: ret;
 
 // Off (the default, TESSERA_TMA_STORE=0) and with persistent blocks (the
 // copy warp refills the stages during the epilogue): the threads store.
