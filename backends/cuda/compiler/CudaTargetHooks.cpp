@@ -789,7 +789,7 @@ bool CudaTargetHooks::canBulkStore(const BulkCopy &c) const {
   // The same boxes as the loads' (canBulkCopy); the tensor map describes
   // the tensor's true extents, so the hardware clips a box that reaches
   // past them. TESSERA_TMA_STORE=1 turns stores on (setBulkStores).
-  return bulkStores && canBulkCopy(c);
+  return bulkStoresOn && canBulkCopy(c);
 }
 
 void CudaTargetHooks::emitBulkStore(OpBuilder &b, Location loc,

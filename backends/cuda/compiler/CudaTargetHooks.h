@@ -146,7 +146,8 @@ public:
   /// Whether bulk copies may be used (off for a TMA kernel's twin).
   void setBulkCopies(bool on) { bulkCopies = on; }
   /// Whether fragment-to-tensor copies may store by TMA (TESSERA_TMA_STORE).
-  void setBulkStores(bool on) { bulkStores = on; }
+  void setBulkStores(bool on) { bulkStoresOn = on; }
+  bool bulkStores() const { return bulkStoresOn; }
   /// Whether loops on TMA copies get a copy warp.
   void setWarpSpecialization(bool on) { warpSpecialization = on; }
   /// Whether warp-specialized kernels walk their tiles on persistent blocks.
@@ -167,7 +168,7 @@ private:
                      int64_t clusterSize);
   bool wgmma;
   bool bulkCopies = true;
-  bool bulkStores = false;
+  bool bulkStoresOn = false;
   bool warpSpecialization = false;
   bool persistent = false;
   bool twinPersistent = false;

@@ -36,6 +36,8 @@
 // RUN: FileCheck %s --check-prefix=NOSPILL --input-file %t/odd/ptxas.sm_90a.txt
 // RUN: env TESSERA_TMA_STORE=1 %tessera compile %examples/zoo/moe_topk_gating.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/moe.tsb --dump-dir %t/moe
 // RUN: FileCheck %s --check-prefix=MOE --input-file %t/moe/kernel.sm_90a.ptx
+// RUN: env TESSERA_TMA_STORE=1 %tessera compile %S/Inputs/eight_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/eight.tsb --dump-dir %t/eight
+// RUN: FileCheck %s --check-prefix=EIGHT --input-file %t/eight/kernel.sm_90a.ptx
 // RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
 // RUN: env TESSERA_TMA_STORE=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/zero.tsb --dump-dir %t/zero
@@ -158,6 +160,17 @@
 // MOE: cp.async.bulk.wait_group.read 0;
 // MOE-NOT: st.global
 // MOE: ret;
+
+// Eight tensors loaded by TMA take the eight maps a launch passes: the
+// kernel is distributed again without the store's map (its loads keep
+// theirs; the result is stored by the threads).
+// EIGHT: tessera_tma_tessera_kernel_eight_maps[400] = {84, 77, 65, 50, 8, 0, 0, 0,
+// EIGHT-NOT: __no_tma_store
+// EIGHT: .visible .entry tessera_kernel_eight_maps(
+// EIGHT: cp.async.bulk.tensor.2d.shared::cluster.global
+// EIGHT-NOT: global.shared::cta.bulk_group
+// EIGHT: st.global
+// EIGHT-NOT: .entry
 
 // Off (the default, TESSERA_TMA_STORE=0) and with persistent blocks (the
 // copy warp refills the stages during the epilogue): the threads store.
