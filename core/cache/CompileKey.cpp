@@ -300,7 +300,9 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_SPIRV_STAGING_SPLIT",
       "TESSERA_SPIRV_WARPS2D",
       "TESSERA_STAGED_PIECE",
+      "TESSERA_STMATRIX",
       "TESSERA_TARGET_PATH",
+      "TESSERA_TMA_STORE",
       "TESSERA_WGMMA_DESC",
       "TESSERA_WGMMA_FENCE",
       "TESSERA_WIDEN"};

@@ -600,16 +600,11 @@ void CudaTargetHooks::emitBulkCopyMulticast(OpBuilder &b, Location loc,
   issueBulkCopy(b, loc, c, tensor, offsets, shared, barrier, rank, clusterSize);
 }
 
-/// One cp.async.bulk.tensor per column block of `c`; with `clusterSize` >
-/// 1, block `rank`'s share of each column block's rows, multicast to every
-/// block of the cluster (the tensor map's box is that share).
-void CudaTargetHooks::issueBulkCopy(OpBuilder &b, Location loc,
-                                    const BulkCopy &c, Value tensor,
-                                    ValueRange offsets, Value shared,
-                                    Value barrier, Value share,
-                                    int64_t clusterSize) {
+std::pair<int64_t, Value> CudaTargetHooks::tensorMap(OpBuilder &b, Location loc,
+                                                     const BulkCopy &c,
+                                                     Value tensor,
+                                                     int64_t rows) {
   PtxEmitter p(b, loc);
-  int64_t rows = c.rows / clusterSize;
   TensorMap m;
   m.slot = kernelSlotOf(tensor);
   m.rank = c.tensorRank;
@@ -618,8 +613,7 @@ void CudaTargetHooks::issueBulkCopy(OpBuilder &b, Location loc,
               : c.swizzleBytes == 64 ? 2
               : c.swizzleBytes == 32 ? 1
                                      : 0;
-  int64_t inner = c.blockCols ? c.blockCols : c.cols;
-  m.box[0] = inner;
+  m.box[0] = c.blockCols ? c.blockCols : c.cols;
   m.box[1] = rows;
   auto found = std::find(maps.begin(), maps.end(), m);
   int64_t index = found - maps.begin();
@@ -640,7 +634,21 @@ void CudaTargetHooks::issueBulkCopy(OpBuilder &b, Location loc,
   auto call = LLVM::CallOp::create(b, loc, TypeRange{ptrTy},
                                    SymbolRefAttr::get(ctx, kTmaMapFn),
                                    ValueRange{p.c32(index)});
-  Value map = LLVM::PtrToIntOp::create(b, loc, p.i64, call.getResult());
+  return {index, LLVM::PtrToIntOp::create(b, loc, p.i64, call.getResult())};
+}
+
+/// One cp.async.bulk.tensor per column block of `c`; with `clusterSize` >
+/// 1, block `rank`'s share of each column block's rows, multicast to every
+/// block of the cluster (the tensor map's box is that share).
+void CudaTargetHooks::issueBulkCopy(OpBuilder &b, Location loc,
+                                    const BulkCopy &c, Value tensor,
+                                    ValueRange offsets, Value shared,
+                                    Value barrier, Value share,
+                                    int64_t clusterSize) {
+  PtxEmitter p(b, loc);
+  int64_t rows = c.rows / clusterSize;
+  int64_t inner = c.blockCols ? c.blockCols : c.cols;
+  Value map = tensorMap(b, loc, c, tensor, rows).second;
   // Coordinates innermost first: the column (of the block), the row, then
   // the outer dims the tile does not cover.
   int64_t rank = c.tensorRank;
@@ -816,4 +824,91 @@ void CudaTargetHooks::emitPartialBarrier(OpBuilder &b, Location loc,
     p.asmOp("fence.proxy.async.shared::cta;", "", ValueRange{});
   // Named barrier 1 (0 is the block's): the first `threads` threads.
   p.asmOp("bar.sync 1, $0;", "r", ValueRange{p.c32(threads)});
+}
+
+//===----------------------------------------------------------------------===//
+// TMA stores (sm_90a)
+//===----------------------------------------------------------------------===//
+
+bool CudaTargetHooks::canBulkStore(const BulkCopy &c) const {
+  // The same boxes as the loads' (canBulkCopy); the tensor map describes
+  // the tensor's true extents, so the hardware clips a box that reaches
+  // past them. TESSERA_TMA_STORE=1 turns stores on (setBulkStores).
+  return bulkStoresOn && canBulkCopy(c);
+}
+
+void CudaTargetHooks::emitBulkStore(OpBuilder &b, Location loc,
+                                    const BulkCopy &c, Value tensor,
+                                    ValueRange offsets, Value shared) {
+  PtxEmitter p(b, loc);
+  int64_t inner = c.blockCols ? c.blockCols : c.cols;
+  Value map = tensorMap(b, loc, c, tensor, c.rows).second;
+  // Coordinates innermost first: the column (of the block), the row, then
+  // the outer dims the tile does not cover.
+  int64_t rank = c.tensorRank;
+  std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
+                     "d.global.shared::cta.bulk_group [$0, {";
+  std::string cons = "l";
+  for (int64_t d = 0; d < rank; ++d) {
+    text += (d ? ", $" : "$") + std::to_string(1 + d);
+    cons += ",r";
+  }
+  text += "}], [$" + std::to_string(1 + rank) + "];";
+  cons += ",r";
+  Value src32 = toI32(p, shared);
+  int64_t blocks = c.blockCols ? c.cols / c.blockCols : 1;
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    SmallVector<Value> ops{map};
+    ops.push_back(toI32(p, p.add(offsets[rank - 1], p.ci(blk * inner))));
+    ops.push_back(toI32(p, offsets[rank - 2]));
+    for (int64_t d = rank - 3; d >= 0; --d)
+      ops.push_back(toI32(p, offsets[d]));
+    ops.push_back(p.add(src32, p.c32(blk * c.rows * inner * c.elemBytes)));
+    p.asmOp(text, cons, ops);
+  }
+  p.asmOp("cp.async.bulk.commit_group;", "", ValueRange{});
+}
+
+void CudaTargetHooks::emitBulkStoreBarrier(OpBuilder &b, Location loc,
+                                           int64_t threads) {
+  PtxEmitter p(b, loc);
+  // The writers' generic-proxy stores become visible to the TMA unit (the
+  // async proxy) through a proxy fence in each writer before the barrier.
+  p.asmOp("fence.proxy.async.shared::cta;", "", ValueRange{});
+  if (threads)
+    p.asmOp("bar.sync 1, $0;", "r", ValueRange{p.c32(threads)});
+  else
+    TargetHooks::emitBarrier(b, loc);
+}
+
+void CudaTargetHooks::emitBulkStoreWait(OpBuilder &b, Location loc) {
+  // Only the reads of shared memory: the global writes complete by the
+  // kernel's end at the latest.
+  PtxEmitter(b, loc).asmOp("cp.async.bulk.wait_group.read 0;", "",
+                           ValueRange{});
+}
+
+bool CudaTargetHooks::canStoreMatrices(Type elem) const {
+  // stmatrix: sm_90 (the chips with wgmma here). TESSERA_STMATRIX=0 stores
+  // pairs with st.shared instead (for A/B).
+  const char *v = std::getenv("TESSERA_STMATRIX");
+  return wgmma && (elem.isF16() || elem.isBF16()) &&
+         !(v && std::string(v) == "0");
+}
+
+void CudaTargetHooks::emitStoreMatrices(OpBuilder &b, Location loc,
+                                        Value rowAddress, ValueRange pairs) {
+  PtxEmitter p(b, loc);
+  int64_t n = pairs.size();
+  std::string text = "stmatrix.sync.aligned.m8n8.x" + std::to_string(n) +
+                     ".shared.b16 [$0], {";
+  std::string cons = "r";
+  SmallVector<Value> ops{toI32(p, rowAddress)};
+  for (int64_t i = 0; i < n; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(1 + i);
+    cons += ",r";
+    ops.push_back(LLVM::BitcastOp::create(b, loc, p.i32, pairs[i]));
+  }
+  text += "};";
+  p.asmOp(text, cons, ops);
 }

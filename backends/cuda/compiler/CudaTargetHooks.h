@@ -130,6 +130,19 @@ public:
   bool commitMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
                          const target::MmaAtom &atom) override;
 
+  // TMA stores (sm_90a): a staging tile to a tensor map's box, bulk groups.
+  bool canBulkStore(const BulkCopy &c) const override;
+  void emitBulkStore(mlir::OpBuilder &b, mlir::Location loc, const BulkCopy &c,
+                     mlir::Value tensor, mlir::ValueRange offsets,
+                     mlir::Value shared) override;
+  void emitBulkStoreBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                            int64_t threads) override;
+  void emitBulkStoreWait(mlir::OpBuilder &b, mlir::Location loc) override;
+  bool canStoreMatrices(mlir::Type elem) const override;
+  void emitStoreMatrices(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value rowAddress,
+                         mlir::ValueRange pairs) override;
+
   /// A tensor map the kernel being distributed uses (its index is its place
   /// in tensorMaps()): the descriptor words after the slot (LowerTileToGpu.h).
   struct TensorMap {
@@ -144,6 +157,9 @@ public:
   std::vector<TensorMap> takeTensorMaps() { return std::move(maps); }
   /// Whether bulk copies may be used (off for a TMA kernel's twin).
   void setBulkCopies(bool on) { bulkCopies = on; }
+  /// Whether fragment-to-tensor copies may store by TMA (TESSERA_TMA_STORE).
+  void setBulkStores(bool on) { bulkStoresOn = on; }
+  bool bulkStores() const { return bulkStoresOn; }
   /// Whether loops on TMA copies get a copy warp.
   void setWarpSpecialization(bool on) { warpSpecialization = on; }
   /// Whether warp-specialized kernels walk their tiles on persistent blocks.
@@ -154,12 +170,19 @@ public:
   void setPersistentTwin(bool on) { twinPersistent = on; }
 
 private:
+  /// The index of the tensor map of `c`'s tile (rows of it) in the tensor
+  /// `tensor`, recording it if new, and a value holding the map's address.
+  std::pair<int64_t, mlir::Value> tensorMap(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            const BulkCopy &c,
+                                            mlir::Value tensor, int64_t rows);
   void issueBulkCopy(mlir::OpBuilder &b, mlir::Location loc, const BulkCopy &c,
                      mlir::Value tensor, mlir::ValueRange offsets,
                      mlir::Value shared, mlir::Value barrier, mlir::Value rank,
                      int64_t clusterSize);
   bool wgmma;
   bool bulkCopies = true;
+  bool bulkStoresOn = false;
   bool warpSpecialization = false;
   bool persistent = false;
   bool twinPersistent = false;

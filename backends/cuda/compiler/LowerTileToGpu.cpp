@@ -166,6 +166,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     // slower on the H200 so far, so opt-in (docs/backends/cuda.md).
     const char *pp = std::getenv("TESSERA_PINGPONG");
     hooks.setConsumerTurns(pp && std::string(pp) == "1");
+    // Epilogues that store a fragment to a tensor by TMA from a shared
+    // staging tile with TESSERA_TMA_STORE=1 (off by default until measured;
+    // docs/backends/cuda.md).
+    const char *ts = std::getenv("TESSERA_TMA_STORE");
+    hooks.setBulkStores(ts && std::string(ts) == "1");
     {
       tessera::ScopedPhase phase("tile passes");
       if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))
@@ -203,12 +208,36 @@ LogicalResult tessera::cuda::lowerTileToGpu(
                    OpBuilder(ctx).getI64IntegerAttr(dk.sharedBytes));
         return success();
       };
+      // With TMA stores, a copy to distribute without them should their
+      // maps take the kernel past the maps a launch passes (its loads keep
+      // theirs then).
+      gpu::GPUFuncOp noStores;
+      if (hooks.bulkStores()) {
+        noStores = cast<gpu::GPUFuncOp>(tb.clone(*fn.getOperation()));
+        noStores.setName((fn.getName() + "__no_tma_store").str());
+      }
       tessera::passes::DistributedKernel dk, twinDk;
       (void)hooks.takeTensorMaps();
       hooks.setBulkCopies(true);
       if (failed(distribute(fn, dk)))
         return failure();
       std::vector<CudaTargetHooks::TensorMap> maps = hooks.takeTensorMaps();
+      if (noStores && dk.bulkCopies && maps.size() > kMaxTensorMaps) {
+        tessera::passes::DistributedKernel plain;
+        hooks.setBulkStores(false);
+        LogicalResult ok = distribute(noStores, plain);
+        hooks.setBulkStores(true);
+        if (failed(ok))
+          return failure();
+        std::string keep = fn.getName().str();
+        fn.erase();
+        fn = noStores;
+        fn.setName(keep);
+        dk = plain;
+        maps = hooks.takeTensorMaps();
+      } else if (noStores) {
+        noStores.erase();
+      }
       if (dk.bulkCopies) {
         hooks.setBulkCopies(false);
         hooks.setPersistentTwin(dk.persistent);

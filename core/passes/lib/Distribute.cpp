@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include <cstdlib>
 #include <map>
@@ -362,6 +363,26 @@ private:
                mul(slot, c(hooks.stageBarrierBytes())));
   }
   LogicalResult lowerBulkCopy(AsyncCopyOp ac, const BulkPipeline &p);
+  /// Copies of a fragment to a global tensor that the backend stores whole
+  /// (TargetHooks::canBulkStore): the threads write the fragment into a
+  /// staging tile laid out as `copy` says, at byte `offset` of shared
+  /// memory that no tile holds at the copy (tiles dead by then, e.g. a
+  /// pipeline's stages after its loop; never beyond the plan's bytes), and
+  /// one thread stores it. `reused`: shared memory is used after the copy,
+  /// so the block waits until the store has read the staging tile.
+  /// `afterBarrier`: the copy follows a tile.wait_group or another bulk
+  /// store, whose barrier already orders every earlier read of the staging
+  /// bytes before the copy's writes.
+  struct BulkStore {
+    BulkCopy copy;
+    int64_t offset = 0;
+    bool reused = false, afterBarrier = false;
+  };
+  llvm::DenseMap<Operation *, BulkStore> bulkStores;
+  void planBulkStores(KernelOp kernel, int64_t plannedBytes);
+  int64_t storeMatrixCount(const FragTile &f, const SharedTile &s);
+  LogicalResult lowerBulkStore(Operation *op, const FragTile &f, Value tensor,
+                               ValueRange off, const BulkStore &st);
 
   // --- small builders ---------------------------------------------------
   Value c(int64_t v) { return idx(b, loc, v); }
@@ -1996,8 +2017,14 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
   ValueRange off = srcG ? srcOff : dstOff;
   if (auto s = shared.find(tile); srcG && !transpose && s != shared.end())
     return copyGlobalToShared(op, src, off, s->second, async);
-  if (auto f = frags.find(tile); !transpose && f != frags.end())
+  if (auto f = frags.find(tile); !transpose && f != frags.end()) {
+    // (A persistent kernel's copy warp refills the stages while the
+    // consumers' epilogue runs: the staging bytes are not dead then.)
+    if (auto st = bulkStores.find(op);
+        dstG && st != bulkStores.end() && !persistent)
+      return lowerBulkStore(op, f->second, tensor, off, st->second);
     return copyFragmentGlobal(op, f->second, tensor, off, dstG);
+  }
   // The general element-wise copy: shared tiles spread over the block,
   // fragments by register, local tiles whole in every thread.
   Value mem = globalMemref(tensor);
@@ -3104,6 +3131,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     return kernel.emitOpError(
         "has no shared-memory plan: run tessera-plan-shared first");
   scratchBase = llvm::alignTo(sb.getInt(), 128);
+  planBulkStores(kernel, sb.getInt());
   copyWarp = copyWarpPays(kernel, sb.getInt());
   if (int64_t end =
           planMulticast(kernel, planBulkPipelines(kernel, sb.getInt()));
@@ -4218,6 +4246,315 @@ LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
     hooks.emitBulkCopy(b, loc, *bc, mem, ac.getSrcOffsets(),
                        sharedAddress(d, d.base), bar);
   usedBulkCopies = true;
+  return success();
+}
+
+/// Decides, on the tile IR as the core passes left it, which copies of a
+/// fragment to a global tensor store through a staging tile and the
+/// backend's bulk stores, and where the staging tile lives: the lowest
+/// offset of the plan's bytes that no shared tile live at the copy holds
+/// (lifetimes by top-level op of the kernel, as tessera-plan-shared measures
+/// them). Where none fits, the copy keeps the threads' own stores: staging
+/// never grows the block's shared memory.
+void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
+  SmallVector<CopyOp> copies;
+  kernel.walk([&](CopyOp cp) {
+    auto st = dyn_cast<TileType>(cp.getSrc().getType());
+    auto gt = dyn_cast<GlobalTensorType>(cp.getDst().getType());
+    if (st && gt && st.isFragment() && st.getLayout() && st.getRank() == 2 &&
+        !cp.getTranspose() && gt.getRank() >= 2 &&
+        cp.getDstOffsets().size() == size_t(gt.getRank()))
+      copies.push_back(cp);
+  });
+  if (copies.empty() || plannedBytes <= 0)
+    return;
+  Block &top = kernel.getBodyBlock();
+  llvm::DenseMap<Operation *, int64_t> index;
+  int64_t n = 0;
+  for (Operation &op : top)
+    index[&op] = n++;
+  auto topIndex = [&](Operation *op) {
+    while (op && op->getBlock() != &top)
+      op = op->getParentOp();
+    return op ? index.lookup(op) : int64_t(0);
+  };
+  struct Live {
+    int64_t first, last, lo, hi;
+  };
+  SmallVector<Live> tiles;
+  kernel.walk([&](AllocOp a) {
+    if (!a.getType().isShared())
+      return;
+    auto off = a->getAttrOfType<IntegerAttr>("offset");
+    Live l{topIndex(a), topIndex(a), off ? off.getInt() : 0,
+           off ? off.getInt() + sharedTileBytes(a.getType(), sharedRowPad(a))
+               : plannedBytes};
+    SmallVector<Value> worklist{a.getResult()};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *u : v.getUsers()) {
+        l.first = std::min(l.first, topIndex(u));
+        l.last = std::max(l.last, topIndex(u));
+        if (auto sv = dyn_cast<StageViewOp>(u))
+          worklist.push_back(sv.getResult());
+      }
+    }
+    tiles.push_back(l);
+  });
+  // Whether shared memory may be used after `op`: a loop around it, or a
+  // tile op after it.
+  auto usedAfter = [&](Operation *op) {
+    auto isTileOp = [](Operation *x) {
+      return x->getDialect() &&
+             x->getDialect()->getNamespace() ==
+                 TileDialect::getDialectNamespace() &&
+             !isa<ReturnOp, YieldOp>(x);
+    };
+    for (Operation *at = op; at && at != kernel.getOperation();
+         at = at->getParentOp()) {
+      if (at != op && isa<LoopLikeOpInterface>(at))
+        return true;
+      for (Operation *x = at->getNextNode(); x; x = x->getNextNode()) {
+        bool found = false;
+        x->walk([&](Operation *y) { found |= isTileOp(y); });
+        if (found)
+          return true;
+      }
+    }
+    return false;
+  };
+  for (CopyOp cp : copies) {
+    auto st = cast<TileType>(cp.getSrc().getType());
+    Type elem = cast<GlobalTensorType>(cp.getDst().getType()).getElementType();
+    if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
+      continue;
+    BulkCopy bc;
+    bc.tensorRank = cast<GlobalTensorType>(cp.getDst().getType()).getRank();
+    bc.rows = st.getShape()[0];
+    bc.cols = st.getShape()[1];
+    bc.elemBytes = elem.getIntOrFloatBitWidth() / 8;
+    // The widest swizzle atom (16-byte chunks XORed over 8 rows of 32, 64
+    // or 128 bytes) whose rows the tile's rows fill: writes of a column of
+    // chunks from 8 rows then fall in distinct banks. Rows wider than 128
+    // bytes are stored as 128-byte column blocks.
+    int64_t rowBytes = bc.cols * bc.elemBytes;
+    for (int64_t sw : {128, 64, 32})
+      if (rowBytes % sw == 0 && bc.rows % 8 == 0) {
+        bc.swizzleBytes = int(sw);
+        bc.blockCols = rowBytes > sw ? sw / bc.elemBytes : 0;
+        break;
+      }
+    if (!hooks.canBulkStore(bc))
+      continue;
+    int64_t here = topIndex(cp);
+    // The bulk store's global writes complete asynchronously (by the
+    // kernel's end): no op at or after the copy may touch the tensor again.
+    if (llvm::any_of(cp.getDst().getUsers(), [&](Operation *u) {
+          return u != cp.getOperation() && !isa<DimOp>(u) &&
+                 topIndex(u) >= here;
+        }))
+      continue;
+    int64_t bytes = bc.rows * bc.cols * bc.elemBytes;
+    // Swizzles act on address bits: the tile starts at a 1024-byte
+    // boundary (the longest swizzle period), like swizzled TMA tiles.
+    int64_t align = bc.swizzleBytes ? 1024 : 128;
+    SmallVector<int64_t> starts{0};
+    for (const Live &t : tiles)
+      starts.push_back(llvm::alignTo(t.hi, align));
+    llvm::sort(starts);
+    for (int64_t at : starts) {
+      if (at + bytes > plannedBytes)
+        break;
+      if (llvm::any_of(tiles, [&](const Live &t) {
+            return t.first <= here && here <= t.last && t.lo < at + bytes &&
+                   at < t.hi;
+          }))
+        continue;
+      // Right after a drain (its barrier follows the MMAs' last wait) or
+      // after another bulk store (its barrier follows the store's reads).
+      Operation *prev = cp->getPrevNode();
+      auto drain = dyn_cast_or_null<WaitGroupOp>(prev);
+      bulkStores[cp] = BulkStore{bc, at, usedAfter(cp),
+                                 (drain && drain.getStage().empty()) ||
+                                     (prev && bulkStores.count(prev))};
+      break;
+    }
+  }
+}
+
+/// How many 8 x 8 matrices of 16-bit elements one matrix store
+/// (TargetHooks::emitStoreMatrices) writes per group of registers of `f`
+/// into staging tile `s` (4, 2 or 1), or 0 where the backend has no such
+/// store or `f`'s layout is not the one its lanes hold: register bit 0 the
+/// next column, lane bits columns 2 and 4 then rows 1, 2 and 4 (mma's
+/// accumulators), and every other bit moving by whole rows of 8 columns
+/// (16 contiguous bytes of a row in the staging tile).
+int64_t Distributor::storeMatrixCount(const FragTile &f, const SharedTile &s) {
+  const LinearLayout &l = f.layout;
+  if (s.shape.size() != 2 || warpSize != 32 ||
+      !hooks.canStoreMatrices(s.elem) || s.elem.getIntOrFloatBitWidth() != 16 ||
+      (s.vec && s.vec != 8) || s.shape[1] % 8 || !l.hasInDim(layout::kLane) ||
+      !l.hasInDim(layout::kRegister) ||
+      l.getInDimSizeLog2(layout::kLane) != 5 ||
+      l.getInDimSizeLog2(layout::kRegister) < 1)
+    return 0;
+  static const int32_t lanes[5][2] = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  for (int i = 0; i < 5; ++i) {
+    const LinearLayout::Basis &bs = l.getBasis(layout::kLane, i);
+    if (bs[0] != lanes[i][0] || bs[1] != lanes[i][1])
+      return 0;
+  }
+  const LinearLayout::Basis &r0 = l.getBasis(layout::kRegister, 0);
+  if (r0[0] != 0 || r0[1] != 1)
+    return 0;
+  for (const std::string &n : l.getInDimNames()) {
+    if (n == layout::kLane)
+      continue;
+    if (n != layout::kRegister && n != layout::kWarp &&
+        l.getInDimSizeLog2(n) > 0)
+      return 0;
+    for (int i = n == layout::kRegister ? 1 : 0; i < l.getInDimSizeLog2(n); ++i)
+      if (l.getBasis(n, i)[1] % 8)
+        return 0;
+  }
+  return int64_t(1) << std::min(2, l.getInDimSizeLog2(layout::kRegister) - 1);
+}
+
+LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
+                                          Value tensor, ValueRange off,
+                                          const BulkStore &st) {
+  const BulkCopy &bc = st.copy;
+  Value mem = globalMemref(tensor);
+  Type gElem = cast<MemRefType>(mem.getType()).getElementType();
+  int64_t eb = bc.elemBytes;
+  // The staging tile, addressed like a shared tile with the swizzle atom.
+  SharedTile s;
+  s.shape = {bc.rows, bc.cols};
+  s.elem = gElem;
+  s.mem = scratchView(gElem, bc.rows * bc.cols, st.offset);
+  s.base = c(0);
+  if (bc.swizzleBytes) {
+    s.vec = 16 / eb;
+    s.maxPhase = bc.swizzleBytes / 16;
+    s.perPhase = 8 / s.maxPhase;
+    s.blockCols = bc.blockCols;
+  }
+  // Pieces of consecutive registers along a row, inside one 16-byte chunk
+  // (the swizzle moves whole chunks) and aligned to their size: no lane,
+  // warp or later register bit may move a piece by less than its length.
+  // (At most 8 bytes: a piece is stored as one integer of its bits.)
+  int64_t vec = f.layout.getContiguousRegisters(layout::dimName(1));
+  vec = std::min<int64_t>(vec, std::max<int64_t>(1, 8 / eb));
+  while (vec > 1 && f.regs % vec)
+    vec /= 2;
+  for (const std::string &n : f.layout.getInDimNames())
+    for (int i = 0; vec > 1 && i < f.layout.getInDimSizeLog2(n); ++i)
+      if (!(n == layout::kRegister && (int64_t(1) << i) < vec) &&
+          f.layout.getBasis(n, i)[1] % vec)
+        vec = 1;
+  // The pieces go in as integers of their bits through a view of the same
+  // bytes (a vector store to workgroup memory would need the backend's
+  // lowering to take it).
+  Type pieceTy = b.getIntegerType(unsigned(vec * eb * 8));
+  // The pair of 16-bit elements at registers r, r + 1, converted.
+  auto pairAt = [&](int64_t r) -> Value {
+    SmallVector<Value> two{regLoad(f, r), regLoad(f, r + 1)};
+    auto vt = VectorType::get({2}, gElem);
+    if (isa<FloatType>(f.elem) && isa<FloatType>(gElem) &&
+        f.elem.getIntOrFloatBitWidth() > gElem.getIntOrFloatBitWidth())
+      return arith::TruncFOp::create(
+                 b, loc, vt,
+                 vector::FromElementsOp::create(
+                     b, loc, VectorType::get({2}, f.elem), two))
+          .getResult();
+    for (Value &r : two)
+      r = convertScalar(b, loc, r, gElem);
+    return vector::FromElementsOp::create(b, loc, vt, two).getResult();
+  };
+  int64_t mats = storeMatrixCount(f, s);
+  Value pieces = vec > 1 && !mats
+                     ? scratchView(pieceTy, bc.rows * bc.cols / vec, st.offset)
+                     : Value();
+  // Every thread's reads of the bytes (dead tiles; an asynchronous MMA's
+  // reads were waited for before the wait's barrier) are done.
+  if (!st.afterBarrier)
+    barrier();
+  if (mats) {
+    // Matrix stores (TargetHooks::emitStoreMatrices): registers r (bit 0:
+    // the pair, bits 1 .. log2(mats): which matrix, the rest: the group)
+    // hold 8 x 8 matrices laid out as the instruction's lanes hold them;
+    // lane l gives the address of row l % 8 of matrix l / 8 of the group.
+    const LinearLayout &l = f.layout;
+    int sel = llvm::Log2_64(mats);
+    SmallVector<Value> at{remC(lane, 8), c(0)};
+    auto addBasis = [&](Value bit, const LinearLayout::Basis &bs) {
+      for (int d = 0; d < 2; ++d)
+        if (bs[d])
+          at[d] = xorI(at[d], mul(bit, c(bs[d])));
+    };
+    if (l.hasInDim(layout::kWarp))
+      for (int i = 0; i < l.getInDimSizeLog2(layout::kWarp); ++i)
+        addBasis(remC(divC(warp, int64_t(1) << i), 2),
+                 l.getBasis(layout::kWarp, i));
+    for (int k = 1; k <= sel; ++k)
+      addBasis(remC(divC(lane, int64_t(4) << k), 2),
+               l.getBasis(layout::kRegister, k));
+    for (int64_t base = 0; base < f.regs; base += 2 * mats) {
+      Coords rc = regCoords(l, base);
+      SmallVector<Value> co{rc[0] ? xorI(at[0], c(rc[0])) : at[0],
+                            rc[1] ? xorI(at[1], c(rc[1])) : at[1]};
+      SmallVector<Value> pairs;
+      for (int64_t j = 0; j < mats; ++j)
+        pairs.push_back(pairAt(base + 2 * j));
+      hooks.emitStoreMatrices(b, loc, sharedAddress(s, sharedOffset(s, co)),
+                              pairs);
+    }
+  }
+  for (int64_t base = 0; !mats && base < f.regs; base += vec) {
+    Value at = sharedOffset(s, coordsOf(f.layout, base));
+    if (vec == 1) {
+      memref::StoreOp::create(b, loc,
+                              convertScalar(b, loc, regLoad(f, base), gElem),
+                              s.mem, ValueRange{at});
+      continue;
+    }
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < vec; ++i)
+      regs.push_back(regLoad(f, base + i));
+    Value v;
+    auto vt = VectorType::get({vec}, gElem);
+    if (isa<FloatType>(f.elem) && isa<FloatType>(gElem) &&
+        f.elem.getIntOrFloatBitWidth() > gElem.getIntOrFloatBitWidth()) {
+      // Narrowed as a vector: one conversion per pair where the target has
+      // one (f32 x 2 -> f16x2 / bf16x2).
+      Value wide = vector::FromElementsOp::create(
+          b, loc, VectorType::get({vec}, f.elem), regs);
+      v = arith::TruncFOp::create(b, loc, vt, wide);
+    } else {
+      for (Value &r : regs)
+        r = convertScalar(b, loc, r, gElem);
+      v = vector::FromElementsOp::create(b, loc, vt, regs);
+    }
+    Value bits = vector::ExtractOp::create(
+        b, loc,
+        vector::BitCastOp::create(b, loc, VectorType::get({1}, pieceTy), v), 0);
+    memref::StoreOp::create(b, loc, bits, pieces, ValueRange{divC(at, vec)});
+  }
+  hooks.emitBulkStoreBarrier(b, loc, consumerThreads);
+  {
+    OpBuilder::InsertionGuard gd(b);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0));
+    auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    hooks.emitBulkStore(b, loc, bc, mem, off, sharedAddress(s, s.base));
+    // Before the block exits or reuses the bytes.
+    hooks.emitBulkStoreWait(b, loc);
+  }
+  if (st.reused)
+    barrier();
+  usedBulkCopies = true;
+  (void)op;
   return success();
 }
 

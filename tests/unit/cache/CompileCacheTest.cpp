@@ -107,7 +107,8 @@ TEST(CompileKey, CompilerSwitchesAreInTheKey) {
   for (const char *name :
        {"TESSERA_PTX_FAST", "TESSERA_WIDEN", "TESSERA_MASK_VERSION",
         "TESSERA_FMA_LAYOUT", "TESSERA_MMA_ZERO_START", "TESSERA_PERSISTENT",
-        "TESSERA_CUDA_WARP_SPECIALIZATION"}) {
+        "TESSERA_CUDA_WARP_SPECIALIZATION", "TESSERA_TMA_STORE",
+        "TESSERA_STMATRIX"}) {
     SCOPED_TRACE(name);
     setenv(name, "0", 1);
     std::string off = compileCacheKey("src", 3, host, none);

@@ -33,8 +33,10 @@ namespace tessera {
 /// passes change. 4: CompiledImage::onDemandBytes. 5: TargetHooks::
 /// persistentBlocks / persistentTwin / mmaStartsFromZero, emitPartialBarrier's
 /// untilReads. 6: TargetHooks::consumerTurns / emitTurnWait / emitTurnPass /
-/// commitMmaSequence.
-constexpr unsigned kCompilerPluginAbiVersion = 6;
+/// commitMmaSequence. 7: TargetHooks::canBulkStore / emitBulkStore /
+/// emitBulkStoreBarrier / emitBulkStoreWait / canStoreMatrices /
+/// emitStoreMatrices.
+constexpr unsigned kCompilerPluginAbiVersion = 7;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
 struct CompileTarget {

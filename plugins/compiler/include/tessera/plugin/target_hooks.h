@@ -80,8 +80,9 @@ struct MmaOperandRef {
 };
 
 /// A whole rank-2 shared tile filled from a global tensor by one
-/// asynchronous copy (TargetHooks::canBulkCopy): what a backend needs to
-/// know at compile time.
+/// asynchronous copy (TargetHooks::canBulkCopy), or stored to one
+/// (TargetHooks::canBulkStore): what a backend needs to know at compile
+/// time.
 struct BulkCopy {
   /// Rank of the global tensor; the tile covers its last two dims.
   int64_t tensorRank = 2;
@@ -483,6 +484,53 @@ public:
                                  const target::MmaAtom &) {
     return false;
   }
+
+  /// Whole-tile stores (a tensor-memory accelerator's stores): a copy of a
+  /// fragment to a global tensor is written by the threads into a shared
+  /// staging tile laid out as `c` says (in bytes of the kernel's shared
+  /// memory that no live tile holds then), published by
+  /// emitBulkStoreBarrier, and one thread stores the whole tile with
+  /// emitBulkStore, clipping the parts outside the tensor, then waits with
+  /// emitBulkStoreWait before the staging bytes are reused. False (the
+  /// default): the threads store their registers to global memory.
+  ///
+  /// Whether emitBulkStore can store `c` (the tensor's rank and the
+  /// staging tile's shape, element and swizzle).
+  virtual bool canBulkStore(const BulkCopy & /*c*/) const { return false; }
+  /// Issues the store of `c` (called by one thread) from the shared tile at
+  /// address `shared` (its element (0, 0); `index`) to `tensor` (the global
+  /// row-major memref) at `offsets` (one index per tensor dim: the tile's
+  /// first element), and closes them as a group.
+  virtual void emitBulkStore(mlir::OpBuilder &, mlir::Location,
+                             const BulkCopy &, mlir::Value /*tensor*/,
+                             mlir::ValueRange /*offsets*/,
+                             mlir::Value /*shared*/) {}
+  /// The barrier among the threads that wrote a staging tile (the first
+  /// `threads` threads of the block, or all of them for 0) before one of
+  /// them issues emitBulkStore: it also makes their ordinary shared-memory
+  /// writes visible to the bulk store.
+  virtual void emitBulkStoreBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                                    int64_t threads) {
+    if (threads)
+      emitPartialBarrier(b, loc, threads);
+    else
+      emitBarrier(b, loc);
+  }
+  /// In the thread that issued bulk stores: waits until they have read
+  /// their shared memory (their global writes may still be in flight).
+  virtual void emitBulkStoreWait(mlir::OpBuilder &, mlir::Location) {}
+  /// Whether emitStoreMatrices can store 8 x 8 matrices of `elem` (16-bit).
+  virtual bool canStoreMatrices(mlir::Type /*elem*/) const { return false; }
+  /// Stores `pairs.size()` (1, 2 or 4) 8 x 8 matrices of 16-bit elements to
+  /// shared memory in one instruction, called by every lane of a warp
+  /// together: `rowAddress` (an `index`) is the shared address of row
+  /// `lane % 8` of matrix `lane / 8` (16 contiguous bytes; lanes past the
+  /// matrices' rows pass any), and `pairs[i]` the lane's two elements of
+  /// matrix i (row lane / 4, columns 2 (lane % 4) and 2 (lane % 4) + 1) as a
+  /// 2-element vector.
+  virtual void emitStoreMatrices(mlir::OpBuilder &, mlir::Location,
+                                 mlir::Value /*rowAddress*/,
+                                 mlir::ValueRange /*pairs*/) {}
 };
 
 } // namespace tessera
