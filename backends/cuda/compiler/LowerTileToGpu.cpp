@@ -167,10 +167,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     const char *pp = std::getenv("TESSERA_PINGPONG");
     hooks.setConsumerTurns(pp && std::string(pp) == "1");
     // Epilogues that store a fragment to a tensor by TMA from a shared
-    // staging tile with TESSERA_TMA_STORE=1 (off by default until measured;
-    // docs/backends/cuda.md).
+    // staging tile (H100: gemm.mlir 4096 0.213 -> 0.193 ms, 8192 1.66 ->
+    // 1.56 ms, fp8 -7%; docs/benchmarks.md); TESSERA_TMA_STORE=0 turns it
+    // off.
     const char *ts = std::getenv("TESSERA_TMA_STORE");
-    hooks.setBulkStores(ts && std::string(ts) == "1");
+    hooks.setBulkStores(!(ts && std::string(ts) == "0"));
     {
       tessera::ScopedPhase phase("tile passes");
       if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))

@@ -9,15 +9,17 @@
 // end the kernel. The metadata's grid rounds y up to whole pairs; the twin
 // without TMA (__fallback, in the on-demand PTX image) launches on the same
 // grid without clusters.
+// (Epilogues by thread stores, TESSERA_TMA_STORE=0: the TMA-store epilogue
+// and its descriptor entry are checked in tma_store.mlir.)
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
 // tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/g %t/n
-// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
+// RUN: env TESSERA_TMA_STORE=0 TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx
 // RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO
-// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/n.tsb --dump-dir %t/n
+// RUN: env TESSERA_TMA_STORE=0 TESSERA_WIDEN=0 %tessera compile %examples/zoo/gemm_bf16_128x128_colbias_gelu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/n.tsb --dump-dir %t/n
 // RUN: FileCheck %s --check-prefix=NONE --input-file %t/n/kernel.sm_90a.ptx
 // RUN: %tessera info %t/n.tsb | FileCheck %s --check-prefix=NONEINFO
 

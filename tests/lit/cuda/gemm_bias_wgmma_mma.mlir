@@ -5,11 +5,13 @@
 // (f16 -> f32), added per register before the ReLU. sm_90a: wgmma on TMA
 // stages plus the twin without TMA (its own PTX, the bundle's on-demand
 // image); sm_80: mma.sync.
+// (Epilogues by thread stores, TESSERA_TMA_STORE=0: the TMA-store epilogue
+// and its descriptor entry are checked in tma_store.mlir.)
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
 // tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/h %t/a
-// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm_bias_relu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/h.tsb --dump-dir %t/h
+// RUN: env TESSERA_TMA_STORE=0 TESSERA_WIDEN=0 %tessera compile %examples/gemm_bias_relu.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/h.tsb --dump-dir %t/h
 // RUN: FileCheck %s --check-prefix=SM90 --input-file %t/h/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=TWIN --input-file %t/h/kernel.sm_90a.fallback.ptx
 // RUN: %tessera compile %examples/gemm_bias_relu.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/a.tsb --dump-dir %t/a

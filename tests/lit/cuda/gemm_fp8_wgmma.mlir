@@ -5,13 +5,15 @@
 // rank 2, dtype 0, 1 byte, swizzle 3, box 128 x 128), f16 epilogue; the twin
 // without TMA (its own PTX, the on-demand image) copies with cp.async. On sm_80 (no fp8 MMA) the gemm runs on
 // FMAs, decoding fp8 with integer ops.
+// (Epilogues by thread stores, TESSERA_TMA_STORE=0: the TMA-store epilogue
+// and its descriptor entry are checked in tma_store.mlir.)
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
 // tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.
 // TESSERA_CUDA_WARP_SPECIALIZATION=0: the block's own threads issue the
 // copies; the copy warp is tested in cuda/tma_pipeline.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/g %t/a
-// RUN: env TESSERA_WIDEN=0 TESSERA_CUDA_WARP_SPECIALIZATION=0 %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
+// RUN: env TESSERA_TMA_STORE=0 TESSERA_WIDEN=0 TESSERA_CUDA_WARP_SPECIALIZATION=0 %tessera compile %examples/gemm_fp8.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=E5M2 --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx

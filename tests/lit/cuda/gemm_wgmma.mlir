@@ -7,14 +7,16 @@
 // global the runtime reads and the twin without TMA, compiled to PTX of its
 // own (the bundle's on-demand image). The ReLU epilogue is
 // applied per accumulator register.
+// (Epilogues by thread stores, TESSERA_TMA_STORE=0: the TMA-store epilogue
+// and its descriptor entry are checked in tma_store.mlir.)
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
 // tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
 // RUN: rm -rf %t && mkdir -p %t/g %t/r %t/b
-// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
+// RUN: env TESSERA_TMA_STORE=0 TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx
-// RUN: env TESSERA_WIDEN=0 %tessera compile %examples/gemm_relu.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/r.tsb --dump-dir %t/r
+// RUN: env TESSERA_TMA_STORE=0 TESSERA_WIDEN=0 %tessera compile %examples/gemm_relu.mlir --target nvptx64-nvidia-cuda:sm_90a -o %t/r.tsb --dump-dir %t/r
 // RUN: FileCheck %s --check-prefix=RELU --input-file %t/r/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=RELUTWIN --input-file %t/r/kernel.sm_90a.fallback.ptx
 // RUN: %tessera info %t/g.tsb | FileCheck %s --check-prefix=INFO

@@ -1,4 +1,4 @@
-// TMA-store epilogues on sm_90a (TESSERA_TMA_STORE=1; off by default): a
+// TMA-store epilogues on sm_90a (the default; TESSERA_TMA_STORE=0 off): a
 // copy of the f32 accumulator fragment to the output tensor (converted to
 // f16, bf16 or kept f32) is written by the threads into a staging tile in
 // shared memory no tile holds any more (the pipeline's stages after the
@@ -38,8 +38,6 @@
 // RUN: FileCheck %s --check-prefix=MOE --input-file %t/moe/kernel.sm_90a.ptx
 // RUN: env TESSERA_TMA_STORE=1 %tessera compile %S/Inputs/eight_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/eight.tsb --dump-dir %t/eight
 // RUN: FileCheck %s --check-prefix=EIGHT --input-file %t/eight/kernel.sm_90a.ptx
-// RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
-// RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
 // RUN: env TESSERA_TMA_STORE=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/zero.tsb --dump-dir %t/zero
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/zero/kernel.sm_90a.ptx
 // RUN: env TESSERA_TMA_STORE=1 TESSERA_PERSISTENT=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
@@ -172,7 +170,7 @@
 // EIGHT: st.global
 // EIGHT-NOT: .entry
 
-// Off (the default, TESSERA_TMA_STORE=0) and with persistent blocks (the
+// Off (TESSERA_TMA_STORE=0) and with persistent blocks (the
 // copy warp refills the stages during the epilogue): the threads store.
 // OFF: .visible .entry tessera_kernel_gemm(
 // OFF-NOT: global.shared::cta.bulk_group
