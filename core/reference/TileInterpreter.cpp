@@ -265,8 +265,8 @@ bool Interpreter::runOp(Operation &op) {
     return true;
   }
   if (auto c = dyn_cast<tile::CopyOp>(op))
-    return runCopy(c.getSrc(), c.getSrcOffsets(), c.getDst(),
-                   c.getDstOffsets(), c.getTranspose());
+    return runCopy(c.getSrc(), c.getSrcOffsets(), c.getDst(), c.getDstOffsets(),
+                   c.getTranspose());
   // The core passes' ops (the IR after tessera-pipeline runs too): an
   // asynchronous copy is a copy, its groups and waits order nothing here,
   // a stage of a multi-buffered tile is a tile of its own that lives as
@@ -278,8 +278,7 @@ bool Interpreter::runOp(Operation &op) {
   if (isa<tile::CommitGroupOp, tile::WaitGroupOp>(op))
     return true;
   if (auto cv = dyn_cast<tile::ConvertLayoutOp>(op))
-    return runCopy(cv.getSrc(), ValueRange{}, cv.getDst(), ValueRange{},
-                   false);
+    return runCopy(cv.getSrc(), ValueRange{}, cv.getDst(), ValueRange{}, false);
   if (auto sv = dyn_cast<tile::StageViewOp>(op)) {
     Buffer *whole = buf(sv.getBuffer());
     int64_t slot = int64_t(scalar(sv.getStage()));

@@ -2826,8 +2826,8 @@ LogicalResult Distributor::lowerOp(Operation *op) {
   return success();
 }
 
-Distributor::PendingMma Distributor::pendingRecord(GemmOp g,
-                                                  const target::MmaAtom *atom) {
+Distributor::PendingMma
+Distributor::pendingRecord(GemmOp g, const target::MmaAtom *atom) {
   PendingMma p;
   p.atom = atom;
   p.acc = g.getC();

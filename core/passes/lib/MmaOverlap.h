@@ -1,4 +1,4 @@
-//===- MmaOverlap.h - a pipelined loop's last gemm beside the next first -*- C++ -*-===//
+//===- MmaOverlap.h - a loop's last gemm beside the next one -*- C++ -*-===//
 #ifndef TESSERA_PASSES_MMAOVERLAP_H
 #define TESSERA_PASSES_MMAOVERLAP_H
 
@@ -32,8 +32,8 @@ planMmaOverlap(tile::PipelinedOp loop,
 /// After pipelining into `loop` (`t`: its iteration number from 0, in the
 /// body; `stages`: S), moves the plan's last gemm after the first one of
 /// the next iteration and after the loop.
-void rotateLastGemm(mlir::scf::ForOp loop, MmaOverlapPlan plan,
-                    mlir::Value t, int64_t stages);
+void rotateLastGemm(mlir::scf::ForOp loop, MmaOverlapPlan plan, mlir::Value t,
+                    int64_t stages);
 
 } // namespace tessera::passes
 

@@ -1,4 +1,5 @@
-//===- PipelineSemanticsTest.cpp - the core passes keep a kernel's meaning -===//
+//===- PipelineSemanticsTest.cpp - the core passes keep a kernel's meaning
+//-===//
 //
 // The reference interpreter runs a kernel as written and again after the
 // core passes for a chip (tessera-pipeline: merged blocks, layouts,
@@ -147,7 +148,8 @@ std::vector<std::pair<std::string, Case>> envCases() {
   size_t pos = 0;
   while (pos < all.size()) {
     size_t end = all.find(';', pos);
-    std::string one = all.substr(pos, end == std::string::npos ? end : end - pos);
+    std::string one =
+        all.substr(pos, end == std::string::npos ? end : end - pos);
     pos = end == std::string::npos ? all.size() : end + 1;
     size_t bar = one.find('|');
     std::pair<std::string, Case> c;
