@@ -167,6 +167,6 @@ if __name__ == "__main__":
     which = sys.argv[1:] or ["gemm", "attention"]
     emit(bench="device", impl="tilelang", tilelang=getattr(tilelang, "__version__", None))
     if "gemm" in which:
-        gemms((4096, 8192))
+        gemms((2048, 4096, 8192))
     if "attention" in which:
-        attentions((4096, 8192))
+        attentions((1024, 2048, 4096, 8192))
