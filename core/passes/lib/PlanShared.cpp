@@ -131,33 +131,12 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
   for (auto &t : tiles)
     t.alloc->setAttr("offset", b.getI64IntegerAttr(t.offset));
   k.walk([&](Operation *op) {
-    Value src, dst;
-    bool transpose = false;
-    if (auto c = dyn_cast<CopyOp>(op)) {
-      src = c.getSrc(), dst = c.getDst(), transpose = c.getTranspose();
-    } else if (auto cv = dyn_cast<ConvertLayoutOp>(op)) {
-      src = cv.getSrc(), dst = cv.getDst();
-    } else if (auto r = dyn_cast<ReduceOp>(op)) {
-      src = r.getSrc(), dst = r.getDst();
-    } else {
+    // The bytes distribution stages the op through (a conversion: the
+    // destination; a reduction across warps: a 32-bit partial per result
+    // element and warp group).
+    int64_t need = stagingScratchBytes(op);
+    if (need == 0)
       return;
-    }
-    auto st = dyn_cast<TileType>(src.getType());
-    auto dt = dyn_cast<TileType>(dst.getType());
-    bool reduce = isa<ReduceOp>(op);
-    if (!st || !dt || !st.isFragment() || !dt.isFragment() ||
-        (!reduce && !transpose && st.getLayout() == dt.getLayout()))
-      return;
-    // A conversion stages the destination; a reduction across warps one
-    // 32-bit partial per result element and warp (at most).
-    int64_t need =
-        reduce
-            ? dt.getNumElements() * 4 *
-                  std::max<int64_t>(1,
-                                    k.getThreads() / std::max(1, tgt.warpSize))
-            : dt.getNumElements() *
-                  std::max<int64_t>(
-                      1, (dt.getElementType().getIntOrFloatBitWidth() + 7) / 8);
     Block *body = op->getBlock();
     bool atTop = body == &topIndex.top;
     // A gemm reading the tile is finished here when its accumulator has
