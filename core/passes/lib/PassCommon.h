@@ -93,6 +93,11 @@ mlir::LogicalResult inferKernelLayouts(tile::KernelOp kernel,
 /// in, as they are now (PlanShared.cpp).
 int64_t plannedSharedBytes(tile::KernelOp kernel,
                            const target::TargetDescription &target);
+/// The same plus the scratch distribution will place after the tiles: the
+/// largest stagingScratchBytes of an op for which no tile is dead (what
+/// distribution checks against the budget, on a kernel with layouts).
+int64_t plannedSharedBytesWithScratch(tile::KernelOp kernel,
+                                      const target::TargetDescription &target);
 
 /// Bytes of shared memory distribution stages `op` through (SharedScratch.cpp):
 /// a tile.reduce whose source layout spreads the reduced dimension over

@@ -123,13 +123,14 @@ int64_t placeTiles(KernelOp k, const target::TargetDescription &tgt,
   return total;
 }
 
-LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
+/// Puts the scratch of each op distribution stages through shared memory
+/// into a tile dead at that op (see the file comment), recording
+/// `tile.scratch_offset` on the op when `record`; returns the largest
+/// scratch left for distribution to place after the tiles.
+int64_t placeScratch(KernelOp k, std::vector<Interval> &tiles, bool record) {
   TopLevelOrder topIndex(k);
-  std::vector<Interval> tiles;
-  int64_t total = placeTiles(k, tgt, tiles);
   Builder b(k.getContext());
-  for (auto &t : tiles)
-    t.alloc->setAttr("offset", b.getI64IntegerAttr(t.offset));
+  int64_t after = 0;
   k.walk([&](Operation *op) {
     // The bytes distribution stages the op through (a conversion: the
     // destination; a reduction across warps: a 32-bit partial per result
@@ -195,10 +196,22 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
                      t.offset + need <= o.offset);
           }))
         continue;
-      op->setAttr("tile.scratch_offset", b.getI64IntegerAttr(t.offset));
-      break;
+      if (record)
+        op->setAttr("tile.scratch_offset", b.getI64IntegerAttr(t.offset));
+      return;
     }
+    after = std::max(after, need);
   });
+  return after;
+}
+
+LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
+  std::vector<Interval> tiles;
+  int64_t total = placeTiles(k, tgt, tiles);
+  Builder b(k.getContext());
+  for (auto &t : tiles)
+    t.alloc->setAttr("offset", b.getI64IntegerAttr(t.offset));
+  placeScratch(k, tiles, /*record=*/true);
   k->setAttr("tile.shared_bytes", b.getI64IntegerAttr(total));
   if (total > tgt.sharedMemoryPerBlockOptin) {
     auto fn = k->getParentOfType<FuncOp>();
@@ -245,6 +258,15 @@ int64_t plannedSharedBytes(KernelOp kernel,
                            const target::TargetDescription &target) {
   std::vector<Interval> tiles;
   return placeTiles(kernel, target, tiles);
+}
+
+int64_t plannedSharedBytesWithScratch(KernelOp kernel,
+                                      const target::TargetDescription &target) {
+  std::vector<Interval> tiles;
+  int64_t total = placeTiles(kernel, target, tiles);
+  int64_t after = placeScratch(kernel, tiles, /*record=*/false);
+  // Distribution puts it at the first 128-byte boundary after the tiles.
+  return after ? llvm::alignTo(total, 128) + after : total;
 }
 
 std::unique_ptr<Pass> createPlanSharedPass(const std::string &target) {

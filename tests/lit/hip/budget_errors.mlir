@@ -27,6 +27,7 @@
 // BLOCK: softmax.mlir:{{[0-9]+}}:{{[0-9]+}}: error: kernel 'tessera_kernel_softmax' needs {{[0-9]+}} registers per thread x 128 threads, more than the 4096 a block may have on target 'gfx1100'
 
 // The tiles fit (64 KiB of 80), the conversion's scratch beside them does
-// not, and no tile is dead where it runs: the sizes and the op that needs it.
-// SCRATCH: scratch_does_not_fit.mlir:9:3: error: the kernel needs 98304 bytes of shared memory (tiles and 32768 bytes of reduction/conversion scratch), more than the 81920 of target 'gfx950'
-// SCRATCH-NEXT: scratch_does_not_fit.mlir:18:5: note: a layout conversion stages 32768 bytes through shared memory here, after the tiles: no tile dead at this op holds them
+// not, no tile is dead where it runs and none can move into registers: the
+// sizes and the op that needs the scratch.
+// SCRATCH: scratch_does_not_fit.mlir:10:3: error: the kernel needs 98304 bytes of shared memory (tiles and 32768 bytes of reduction/conversion scratch), more than the 81920 of target 'gfx950'
+// SCRATCH-NEXT: scratch_does_not_fit.mlir:19:5: note: a layout conversion stages 32768 bytes through shared memory here, after the tiles: no tile dead at this op holds them
