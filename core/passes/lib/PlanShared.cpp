@@ -21,6 +21,10 @@
 // attention's S -> P conversion then lives in K's buffer of a single-stage
 // loop, the difference between fitting a 64 KiB LDS and not. Reductions
 // across warps (their partials go through shared memory) are placed alike.
+// The bytes come from stagingScratchBytes (SharedScratch.cpp), which
+// distribution reserves; tessera-place-operands measures the same placement
+// (plannedSharedBytesWithScratch) and tessera-pipeline-loops leaves room for
+// the scratch when it chooses stages.
 //
 //===----------------------------------------------------------------------===//
 
