@@ -648,10 +648,20 @@ private:
   Value gatherRegister(const FragTile &held, const GatherRegister &r,
                        std::map<std::pair<int64_t, int32_t>, Value> &shuffled);
   LogicalResult lowerAtomic(AtomicOp a);
-  int64_t reserveScratch(int64_t bytes) {
-    scratchBytes = std::max(scratchBytes, bytes);
+  /// Scratch after the tiles for `op` (stagingScratchBytes); the largest
+  /// user is named when the kernel does not fit.
+  int64_t reserveScratch(Operation *op) {
+    int64_t bytes = stagingScratchBytes(op);
+    if (bytes > scratchBytes) {
+      scratchBytes = bytes;
+      // (The op is lowered away before the budget is checked.)
+      largestScratchAt = op->getLoc();
+      largestScratchIsReduce = isa<ReduceOp>(op);
+    }
     return scratchBase;
   }
+  std::optional<Location> largestScratchAt;
+  bool largestScratchIsReduce = false;
   /// The row-major coordinates in `shape` of flat element index `e`.
   SmallVector<Value> unflatten(Value e, ArrayRef<int64_t> shape) {
     int64_t r = shape.size();
@@ -1231,7 +1241,7 @@ LogicalResult Distributor::lowerReduce(ReduceOp r) {
     if (auto off = r->getAttrOfType<IntegerAttr>("tile.scratch_offset"))
       at = off.getInt();
     else
-      reserveScratch(groups * elems * 4);
+      reserveScratch(r); // groups * elems * 4 bytes
     Value scratch = scratchView(elem, groups * elems, at);
     Value g = c(0);
     for (size_t k = 0; k < wbits.size(); ++k)
@@ -1930,16 +1940,14 @@ LogicalResult Distributor::copyTileToTile(Operation *op, Value src, Value dst,
     }
     // Another layout: through shared scratch, row-major in dst's shape.
     int64_t n = product(dt.getShape());
-    // Staged in the destination's element type (converted on the way in).
-    int64_t eb =
-        std::max<int64_t>(1, (df->second.elem.getIntOrFloatBitWidth() + 7) / 8);
-    // In a tile dead at this point (tessera-plan-shared), else after the
-    // tiles.
+    // Staged in the destination's element type (converted on the way in),
+    // in a tile dead at this point (tessera-plan-shared), else after the
+    // tiles: stagingScratchBytes, the bytes the passes before planned with.
     int64_t at = scratchBase;
     if (auto off = op->getAttrOfType<IntegerAttr>("tile.scratch_offset"))
       at = off.getInt();
     else
-      reserveScratch(n * eb);
+      reserveScratch(op);
     Value scratch = scratchView(df->second.elem, n, at);
     auto flat = [&](ArrayRef<Value> co) { return rowMajor(co, dt.getShape()); };
     barrier();
@@ -3370,14 +3378,23 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   }
   out.sharedBytes = scratchBytes ? scratchBase + scratchBytes : scratchBase;
   if (out.sharedBytes > tgt.sharedMemoryPerBlockOptin &&
-      tgt.sharedMemoryPerBlockOptin > 0)
-    return emitError(kernelLoc)
-           << "the kernel needs " << out.sharedBytes
-           << " bytes of shared memory (tiles and " << scratchBytes
-           << " bytes of reduction/conversion scratch), more "
-              "than the "
-           << tgt.sharedMemoryPerBlockOptin << " of target '" << tgt.name
-           << "'";
+      tgt.sharedMemoryPerBlockOptin > 0) {
+    auto diag = emitError(kernelLoc)
+                << "the kernel needs " << out.sharedBytes
+                << " bytes of shared memory (tiles and " << scratchBytes
+                << " bytes of reduction/conversion scratch), more "
+                   "than the "
+                << tgt.sharedMemoryPerBlockOptin << " of target '" << tgt.name
+                << "'";
+    if (largestScratchAt)
+      diag.attachNote(*largestScratchAt)
+          << (largestScratchIsReduce ? "a reduction across warps"
+                                     : "a layout conversion")
+          << " stages " << scratchBytes
+          << " bytes through shared memory here, after the tiles: no "
+             "tile dead at this op holds them";
+    return diag;
+  }
   out.fragmentRegisters = fragmentWords;
   out.fragmentRegistersPeak = peakWords;
   out.bulkCopies = usedBulkCopies;

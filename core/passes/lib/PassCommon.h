@@ -93,6 +93,24 @@ mlir::LogicalResult inferKernelLayouts(tile::KernelOp kernel,
 /// in, as they are now (PlanShared.cpp).
 int64_t plannedSharedBytes(tile::KernelOp kernel,
                            const target::TargetDescription &target);
+/// The same plus the scratch distribution will place after the tiles: the
+/// largest stagingScratchBytes of an op for which no tile is dead (what
+/// distribution checks against the budget, on a kernel with layouts).
+int64_t plannedSharedBytesWithScratch(tile::KernelOp kernel,
+                                      const target::TargetDescription &target);
+
+/// Bytes of shared memory distribution stages `op` through (SharedScratch.cpp):
+/// a tile.reduce whose source layout spreads the reduced dimension over
+/// warps (a 32-bit partial per result element and warp group), a copy or
+/// tile.convert_layout between fragments of different layouts (the
+/// destination, row-major, in its element type); 0 for any other op.
+/// Distribution reserves exactly this; plan-shared and pipeline-loops plan
+/// with it.
+int64_t stagingScratchBytes(mlir::Operation *op);
+/// The scratch distribution will reserve after the tiles of `kernel`: the
+/// largest stagingScratchBytes of an op that tessera-plan-shared gave no
+/// `tile.scratch_offset` (a dead tile's bytes).
+int64_t reservedScratchBytes(tile::KernelOp kernel);
 
 /// How a tile.load / tile.store inside a tile.parallel region indexes one
 /// dimension of its tile: the region dimension whose induction variable it

@@ -14,7 +14,9 @@
 // is used only inside the loop, and whose offsets are pure functions of the
 // induction variable and loop-invariant values, are pipelined. S is lowered
 // to 1 when the target has no asynchronous copy (`async_copy = "none"`) and
-// to what fits in the target's shared memory; S = 1 gives a plain scf.for.
+// to what fits in the target's shared memory beside the scratch that
+// distribution stages reductions and conversions through
+// (stagingScratchBytes); S = 1 gives a plain scf.for.
 // The copies, commits and waits of the k-th pipelined loop of a kernel carry
 // `tile.pipeline = k`, and the loop's wait names the slot and the phase of
 // its stage, so that distribution may give the loop per-stage transaction
@@ -104,7 +106,8 @@ int64_t blocksByRegisters(KernelOp kernel,
 }
 
 void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
-                  int64_t kernelSharedBytes, int64_t id, bool mayPair) {
+                  int64_t kernelSharedBytes, int64_t scratch, int64_t id,
+                  bool mayPair) {
   Block *body = &p.getBodyBlock();
   int64_t S = p.getNumStages();
   SmallVector<Candidate> cands;
@@ -143,8 +146,12 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   int64_t buffered = 0;
   for (auto &c : cands)
     buffered += sharedTileBytes(c.alloc.getType(), sharedRowPad(c.alloc));
-  while (S > 1 &&
-         kernelSharedBytes + (S - 1) * buffered > tgt.sharedMemoryPerBlockOptin)
+  // The stages must fit beside the scratch distribution stages reductions
+  // and layout conversions through (stagingScratchBytes): a stage is worth
+  // less than a kernel that compiles. With one stage the scratch may still
+  // go into a tile dead at those ops (tessera-plan-shared).
+  while (S > 1 && kernelSharedBytes + (S - 1) * buffered + scratch >
+                      tgt.sharedMemoryPerBlockOptin)
     --S;
   // A target that hides its memory latency only with deeper pipelines
   // (min_pipeline_stages) gets them where two blocks still fit per
@@ -158,7 +165,7 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     int64_t byRegs = blocksByRegisters(p->getParentOfType<KernelOp>(), tgt);
     int64_t smem = tgt.sharedMemoryPerBlockOptin;
     int64_t byShared = smem / std::max<int64_t>(1, deeper);
-    if (byShared >= 2 &&
+    if (byShared >= 2 && deeper + scratch <= smem &&
         (byShared >= std::min(byRegs, smem / std::max<int64_t>(1, now))))
       S = tgt.minPipelineStages;
   }
@@ -197,7 +204,7 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     int64_t now = kernelSharedBytes + buffered;
     int64_t deeper = kernelSharedBytes + 2 * buffered;
     int64_t byRegs = blocksByRegisters(kernelOp, tgt);
-    if (deeper <= smem &&
+    if (deeper + scratch <= smem &&
         smem / deeper >= std::min(byRegs, smem / std::max<int64_t>(1, now))) {
       S = 3;
       D = 2;
@@ -337,11 +344,12 @@ struct PipelinePass : TargetPass<PipelinePass> {
         if (a.getType().isShared())
           shared += sharedTileBytes(a.getType(), sharedRowPad(a));
       });
+      int64_t scratch = reservedScratchBytes(k);
       SmallVector<PipelinedOp> loops;
       k.walk([&](PipelinedOp p) { loops.push_back(p); });
       int64_t id = 0;
       for (PipelinedOp p : loops)
-        pipelineLoop(p, t, shared, id++, mayPair);
+        pipelineLoop(p, t, shared, scratch, id++, mayPair);
     }
   }
 

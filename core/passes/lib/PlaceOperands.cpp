@@ -11,7 +11,11 @@
 // (`shared_memory.per_block_optin`, with the lifetimes tessera-plan-shared
 // uses and one buffer per tile), such tiles become fragment tiles, largest
 // first, until the rest fits: the copy becomes a global -> fragment copy and
-// the gemms read A from registers. A tile moves only where the kernel's
+// the gemms read A from registers. The bytes counted include the scratch
+// distribution places after the tiles (plannedSharedBytesWithScratch: the
+// largest layout conversion or reduction staged through shared memory for
+// which no tile is dead), so a kernel whose tiles fit only without it is
+// treated as not fitting. A tile moves only where the kernel's
 // fragments still fit the target's registers per thread where the most of
 // them are live (FragmentLiveness.h), measured on a copy of the kernel whose
 // layouts tessera-infer-layouts inferred with the tile moved, and only where
@@ -93,7 +97,9 @@ struct Move {
 /// What the kernel would need with a set of tiles moved into registers.
 struct Trial {
   bool inferred = false;
-  int64_t sharedBytes = 0;
+  /// Shared bytes with the scratch distribution places after the tiles,
+  /// and of the tiles alone.
+  int64_t sharedBytes = 0, tileBytes = 0;
   RegisterPeak registers;
   /// Per moved tile: its registers, and the compact form of the layout
   /// inference gave it (null: the atom repeats nothing across lanes).
@@ -169,7 +175,8 @@ Trial KernelPlacement::trial(ArrayRef<Move> moved) {
   }
   if (!t.inferred)
     return t;
-  t.sharedBytes = plannedSharedBytes(k, tgt);
+  t.sharedBytes = plannedSharedBytesWithScratch(k, tgt);
+  t.tileBytes = plannedSharedBytes(k, tgt);
   t.registers = fragmentRegisterPeak(k);
   for (Value v : tiles) {
     t.tileWords.push_back(fragmentTileWords(cast<TileType>(v.getType())));
@@ -180,8 +187,7 @@ Trial KernelPlacement::trial(ArrayRef<Move> moved) {
 
 void KernelPlacement::run() {
   int64_t limit = tgt.sharedMemoryPerBlockOptin;
-  int64_t need = plannedSharedBytes(kernel, tgt);
-  if (limit <= 0 || need <= limit)
+  if (limit <= 0)
     return;
   SmallVector<AllocOp> candidates;
   kernel.walk([&](AllocOp a) {
@@ -190,14 +196,27 @@ void KernelPlacement::run() {
   });
   if (candidates.empty())
     return;
+  // The tiles, and the scratch distribution will stage conversions and
+  // reductions through where no tile is dead (measured with the layouts
+  // inference gives the kernel as it is): a kernel whose tiles fit only
+  // without that scratch does not fit either.
+  int64_t tilesNeed = plannedSharedBytes(kernel, tgt), need = tilesNeed;
+  if (Trial now = trial({}); now.inferred)
+    need = std::max(need, now.sharedBytes);
+  if (need <= limit)
+    return;
   auto bytesOf = [](AllocOp a) { return sharedTileBytes(a.getType(), 0); };
   llvm::stable_sort(candidates, [&](AllocOp a, AllocOp b) {
     return bytesOf(a) > bytesOf(b);
   });
   std::string over;
   llvm::raw_string_ostream(over)
-      << "the kernel's shared tiles need " << need << " bytes, more than the "
-      << limit << " per block of target '" << tgt.name << "'";
+      << "the kernel's shared tiles "
+      << (need > tilesNeed ? "and the scratch its layout conversions and "
+                             "reductions stage through "
+                           : "")
+      << "need " << need << " bytes, more than the " << limit
+      << " per block of target '" << tgt.name << "'";
   auto fitsRegisters = [&](const Trial &t) {
     return tgt.registersPerThread <= 0 ||
            t.registers.words <= tgt.registersPerThread;
@@ -271,7 +290,9 @@ void KernelPlacement::run() {
     os << ": " << accepted.tileWords[i] << " per thread, the kernel's "
        << "fragments need " << accepted.registers.words << " of the "
        << tgt.registersPerThread << " where the most are live; shared "
-       << "tiles take " << accepted.sharedBytes << " bytes";
+       << "tiles take " << accepted.tileBytes << " bytes";
+    if (accepted.sharedBytes > accepted.tileBytes)
+      os << ", " << accepted.sharedBytes << " with the scratch after them";
     m.alloc->setAttr("tile.placed", b.getStringAttr("registers"));
     m.alloc->setAttr("tile.placed_reason", b.getStringAttr(why));
   }

@@ -21,6 +21,10 @@
 // attention's S -> P conversion then lives in K's buffer of a single-stage
 // loop, the difference between fitting a 64 KiB LDS and not. Reductions
 // across warps (their partials go through shared memory) are placed alike.
+// The bytes come from stagingScratchBytes (SharedScratch.cpp), which
+// distribution reserves; tessera-place-operands measures the same placement
+// (plannedSharedBytesWithScratch) and tessera-pipeline-loops leaves room for
+// the scratch when it chooses stages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,41 +127,21 @@ int64_t placeTiles(KernelOp k, const target::TargetDescription &tgt,
   return total;
 }
 
-LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
+/// Puts the scratch of each op distribution stages through shared memory
+/// into a tile dead at that op (see the file comment), recording
+/// `tile.scratch_offset` on the op when `record`; returns the largest
+/// scratch left for distribution to place after the tiles.
+int64_t placeScratch(KernelOp k, std::vector<Interval> &tiles, bool record) {
   TopLevelOrder topIndex(k);
-  std::vector<Interval> tiles;
-  int64_t total = placeTiles(k, tgt, tiles);
   Builder b(k.getContext());
-  for (auto &t : tiles)
-    t.alloc->setAttr("offset", b.getI64IntegerAttr(t.offset));
+  int64_t after = 0;
   k.walk([&](Operation *op) {
-    Value src, dst;
-    bool transpose = false;
-    if (auto c = dyn_cast<CopyOp>(op)) {
-      src = c.getSrc(), dst = c.getDst(), transpose = c.getTranspose();
-    } else if (auto cv = dyn_cast<ConvertLayoutOp>(op)) {
-      src = cv.getSrc(), dst = cv.getDst();
-    } else if (auto r = dyn_cast<ReduceOp>(op)) {
-      src = r.getSrc(), dst = r.getDst();
-    } else {
+    // The bytes distribution stages the op through (a conversion: the
+    // destination; a reduction across warps: a 32-bit partial per result
+    // element and warp group).
+    int64_t need = stagingScratchBytes(op);
+    if (need == 0)
       return;
-    }
-    auto st = dyn_cast<TileType>(src.getType());
-    auto dt = dyn_cast<TileType>(dst.getType());
-    bool reduce = isa<ReduceOp>(op);
-    if (!st || !dt || !st.isFragment() || !dt.isFragment() ||
-        (!reduce && !transpose && st.getLayout() == dt.getLayout()))
-      return;
-    // A conversion stages the destination; a reduction across warps one
-    // 32-bit partial per result element and warp (at most).
-    int64_t need =
-        reduce
-            ? dt.getNumElements() * 4 *
-                  std::max<int64_t>(1,
-                                    k.getThreads() / std::max(1, tgt.warpSize))
-            : dt.getNumElements() *
-                  std::max<int64_t>(
-                      1, (dt.getElementType().getIntOrFloatBitWidth() + 7) / 8);
     Block *body = op->getBlock();
     bool atTop = body == &topIndex.top;
     // A gemm reading the tile is finished here when its accumulator has
@@ -216,10 +200,22 @@ LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
                      t.offset + need <= o.offset);
           }))
         continue;
-      op->setAttr("tile.scratch_offset", b.getI64IntegerAttr(t.offset));
-      break;
+      if (record)
+        op->setAttr("tile.scratch_offset", b.getI64IntegerAttr(t.offset));
+      return;
     }
+    after = std::max(after, need);
   });
+  return after;
+}
+
+LogicalResult planKernel(KernelOp k, const target::TargetDescription &tgt) {
+  std::vector<Interval> tiles;
+  int64_t total = placeTiles(k, tgt, tiles);
+  Builder b(k.getContext());
+  for (auto &t : tiles)
+    t.alloc->setAttr("offset", b.getI64IntegerAttr(t.offset));
+  placeScratch(k, tiles, /*record=*/true);
   k->setAttr("tile.shared_bytes", b.getI64IntegerAttr(total));
   if (total > tgt.sharedMemoryPerBlockOptin) {
     auto fn = k->getParentOfType<FuncOp>();
@@ -266,6 +262,15 @@ int64_t plannedSharedBytes(KernelOp kernel,
                            const target::TargetDescription &target) {
   std::vector<Interval> tiles;
   return placeTiles(kernel, target, tiles);
+}
+
+int64_t plannedSharedBytesWithScratch(KernelOp kernel,
+                                      const target::TargetDescription &target) {
+  std::vector<Interval> tiles;
+  int64_t total = placeTiles(kernel, target, tiles);
+  int64_t after = placeScratch(kernel, tiles, /*record=*/false);
+  // Distribution puts it at the first 128-byte boundary after the tiles.
+  return after ? llvm::alignTo(total, 128) + after : total;
 }
 
 std::unique_ptr<Pass> createPlanSharedPass(const std::string &target) {

@@ -73,15 +73,10 @@ NO_ATOM = {
 # tessera-place-operands keeps Q in registers (on gfx1100 compactly, its
 # WMMA operand gathered by lane shuffles). A (kernel, chip) pair listed here
 # must fail with its reason, e.g. "bytes of shared memory".
-# flash_attention_fwd_q128 (128x128 blocks, two stages of K and V): its tiles
-# take exactly gfx950's 160 KiB, and the 32 KiB of reduction/conversion
-# scratch that distribution adds do not fit beside them. On the 64 KiB chips
-# the pipeline falls back to one stage and the scratch goes into a dead
-# tile; tessera-pipeline-loops does not count the scratch yet when it picks
-# the stages, so gfx950 keeps two and distribution refuses with the sizes.
-EXPECTED_FAILURES = {
-    ("flash_attention_fwd_q128", "gfx950"): "bytes of shared memory",
-}
+# flash_attention_fwd_q128's two stages of K and V take exactly gfx950's
+# 160 KiB beside Q; tessera-pipeline-loops counts the 32 KiB its S -> P
+# conversion stages through, so there it gets one stage (docs/passes.md).
+EXPECTED_FAILURES = {}
 
 readelf, objdump = shutil.which("llvm-readelf"), shutil.which("llvm-objdump")
 if not readelf or not objdump:
