@@ -806,15 +806,6 @@ void CudaTargetHooks::emitTurnPass(OpBuilder &b, Location loc, int64_t group,
                            "", ValueRange{});
 }
 
-bool CudaTargetHooks::commitMmaSequence(OpBuilder &b, Location loc,
-                                        const target::MmaAtom &atom) {
-  if (atom.kind != target::MmaKind::Wgmma)
-    return false;
-  PtxEmitter(b, loc).asmOp("wgmma.commit_group.sync.aligned;", "",
-                           ValueRange{});
-  return true;
-}
-
 void CudaTargetHooks::emitPartialBarrier(OpBuilder &b, Location loc,
                                          int64_t threads, bool untilReads) {
   PtxEmitter p(b, loc);

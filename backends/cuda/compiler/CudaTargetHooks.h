@@ -127,8 +127,6 @@ public:
                     int64_t threads) override;
   void emitTurnPass(mlir::OpBuilder &b, mlir::Location loc, int64_t group,
                     int64_t threads) override;
-  bool commitMmaSequence(mlir::OpBuilder &b, mlir::Location loc,
-                         const target::MmaAtom &atom) override;
 
   // TMA stores (sm_90a): a staging tile to a tensor map's box, bulk groups.
   bool canBulkStore(const BulkCopy &c) const override;

@@ -2600,6 +2600,9 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
   // may run on into the next iteration (see TargetHooks::deferMmaWait).
   auto loop = dyn_cast<scf::ForOp>(g->getParentOp());
   if (deferrable.contains(g) && hooks.deferMmaWait(b, loc, *atom)) {
+    // (Committed: the other group may issue.)
+    if (turn)
+      emitTurn(/*wait=*/false);
     // Every thread's previous atoms are done before any thread overwrites
     // their shared operands.
     // (In a warp-specialized loop each warp releases the stage itself.)
@@ -2613,9 +2616,7 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
     hooks.drainMma(b, loc, *atom, rest);
     for (int64_t r = 0; r < C.regs; ++r)
       regStore(C, r, rest[r]);
-    if (turn)
-      emitTurn(/*wait=*/false);
-  } else if (turn && hooks.commitMmaSequence(b, loc, *atom)) {
+  } else if (turn && hooks.commitMma(b, loc, *atom)) {
     // The other group issues while this one's atoms run.
     emitTurn(/*wait=*/false);
     hooks.drainMma(b, loc, *atom, acc);

@@ -14,6 +14,12 @@
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
 // RUN: env TESSERA_PINGPONG=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gemm.tsb --dump-dir %t/gemm
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/gemm/kernel.sm_90a.ptx
+// A back-to-back MLP (a random program, tests/fuzz/gen_tile_programs.py b2b
+// seed 16): its second gemm accumulates across the loop (its wait deferred
+// to the next iteration, wait_group 1), and the turn is passed right after
+// that commit, inside the loop, not after the loop's drain.
+// RUN: env TESSERA_PINGPONG=1 %tessera compile %S/Inputs/b2b_turns.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/b2b.tsb --dump-dir %t/b2b
+// RUN: FileCheck %s --check-prefix=B2B --input-file %t/b2b/kernel.sm_90a.ptx
 // RUN: env TESSERA_PINGPONG=1 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/bs.tsb --dump-dir %t/bs
 // RUN: FileCheck %s --check-prefix=BS --input-file %t/bs/kernel.sm_90a.ptx
 
@@ -33,3 +39,7 @@
 // BS: bar.sync {{[23]}}, 256;
 // BS: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // BS: bar.arrive {{[23]}}, 256;
+// B2B: wgmma.wait_group.sync.aligned 1;
+// B2B-NOT: wgmma.wait_group
+// B2B: bar.arrive {{[23]}}, 256;
+// B2B: wgmma.wait_group.sync.aligned 0;

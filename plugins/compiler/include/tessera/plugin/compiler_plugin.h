@@ -32,8 +32,8 @@ namespace tessera {
 /// Bumped whenever CompilerPlugin's virtual interface or the structs it
 /// passes change. 4: CompiledImage::onDemandBytes. 5: TargetHooks::
 /// persistentBlocks / persistentTwin / mmaStartsFromZero, emitPartialBarrier's
-/// untilReads. 6: TargetHooks::consumerTurns / emitTurnWait / emitTurnPass /
-/// commitMmaSequence. 7: TargetHooks::canBulkStore / emitBulkStore /
+/// untilReads. 6: TargetHooks::consumerTurns / emitTurnWait / emitTurnPass,
+/// commitMma / waitMma. 7: TargetHooks::canBulkStore / emitBulkStore /
 /// emitBulkStoreBarrier / emitBulkStoreWait / canStoreMatrices /
 /// emitStoreMatrices.
 constexpr unsigned kCompilerPluginAbiVersion = 7;

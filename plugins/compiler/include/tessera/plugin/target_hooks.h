@@ -477,13 +477,6 @@ public:
                             int64_t /*group*/, int64_t /*threads*/) {}
   virtual void emitTurnPass(mlir::OpBuilder &, mlir::Location,
                             int64_t /*group*/, int64_t /*threads*/) {}
-  /// endMmaSequence in two halves: commits the atoms issued since
-  /// beginMmaSequence without waiting for them (true), and a later drainMma
-  /// waits. False: the backend has no such split (endMmaSequence is used).
-  virtual bool commitMmaSequence(mlir::OpBuilder &, mlir::Location,
-                                 const target::MmaAtom &) {
-    return false;
-  }
 
   /// Whole-tile stores (a tensor-memory accelerator's stores): a copy of a
   /// fragment to a global tensor is written by the threads into a shared
