@@ -280,6 +280,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_EXP_FMA",
       "TESSERA_FMA_LAYOUT",
       "TESSERA_LD_LLD",
+      "TESSERA_LONGEST_FIRST",
       "TESSERA_MASK_VERSION",
       "TESSERA_MMA_OVERLAP",
       "TESSERA_MMA_ZERO_START",

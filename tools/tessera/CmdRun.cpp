@@ -3,9 +3,10 @@
 //   tessera run k.tsb [--kernel <name>] [--shape M=1000,N=1000,...]
 //               [--scalar <name>=<value>]... [--device <index>|<plugin>]
 //               [--iters N] [--warmup N] [--seed S] [--flops <formula>]
-//               [--no-check] [--json] [--dump <dir>]
+//               [--fill uniform|normal] [--no-check] [--json] [--dump <dir>]
 //
-// Fills the kernel's tensor arguments with random data, runs it, and checks
+// Fills the kernel's tensor arguments with random data (uniform in [-1, 1),
+// or standard normal with --fill normal, as torch.randn), runs it, and checks
 // every tensor against the same kernel run on the host CPU from the bundle's
 // CPU image (when the run itself is on another device), then prints the
 // median time (and GFLOP/s with --flops "2*M*N*K"). --dump <dir> writes
@@ -46,7 +47,7 @@ struct RunOptions {
   std::map<std::string, std::string> scalars;
   int iters = 10, warmup = 2;
   uint64_t seed = 1;
-  bool check = true, json = false;
+  bool check = true, json = false, normal = false;
 };
 
 [[noreturn]] void fail(const std::string &msg) {
@@ -85,6 +86,12 @@ RunOptions parseArgs(int argc, char **argv) {
       o.json = true;
     else if (a == "--dump")
       o.dumpDir = value();
+    else if (a == "--fill") {
+      std::string f = value();
+      if (f != "uniform" && f != "normal")
+        fail("--fill takes 'uniform' or 'normal', got '" + f + "'");
+      o.normal = f == "normal";
+    }
     else if (a == "--iters" || a == "--warmup" || a == "--seed") {
       int64_t v;
       std::string s = value();
@@ -458,7 +465,7 @@ int run(const RunOptions &o) {
   checkSizes(plans, info, o.check);
   std::vector<HostTensor> tensors = hostTensors(plans, nullptr, "the input");
   for (HostTensor &t : tensors)
-    fillRandom(t, rng);
+    fillRandom(t, rng, o.normal);
 
   Launchable l = upload(dev, *k, plans, tensors, scalars);
   Module module = dev.loadBundle(o.bundlePath);

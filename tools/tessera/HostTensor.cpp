@@ -209,11 +209,15 @@ uint64_t tessera::tool::hostAvailableBytes() {
   return bytes;
 }
 
-void tessera::tool::fillRandom(HostTensor &t, std::mt19937_64 &rng) {
+void tessera::tool::fillRandom(HostTensor &t, std::mt19937_64 &rng,
+                               bool normal) {
   std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::normal_distribution<double> gauss(0.0, 1.0);
   std::uniform_int_distribution<int> small(-8, 8);
   for (int64_t i = 0, n = t.numElements(); i < n; ++i)
-    t.set(i, bundle::isIntegerDType(t.dtype) ? double(small(rng)) : real(rng));
+    t.set(i, bundle::isIntegerDType(t.dtype) ? double(small(rng))
+             : normal                        ? gauss(rng)
+                                             : real(rng));
 }
 
 double tessera::tool::relativeError(const HostTensor &a, const HostTensor &b) {

@@ -377,7 +377,16 @@ private:
     BulkCopy copy;
     int64_t offset = 0;
     bool reused = false, afterBarrier = false;
+    /// Planned for persistent blocks: the staging bytes share nothing with
+    /// the stage buffers the copy warp refills during the epilogue.
+    bool persistentSafe = false;
   };
+  /// Bulk stores whose staging tile found no dead bytes in the plan of a
+  /// kernel that will walk its tiles (persistent blocks): they share one
+  /// region after the kernel's other shared bytes, if it fits
+  /// (placeLateStores).
+  SmallVector<Operation *> lateStores;
+  void placeLateStores(KernelOp kernel);
   llvm::DenseMap<Operation *, BulkStore> bulkStores;
   void planBulkStores(KernelOp kernel, int64_t plannedBytes);
   int64_t storeMatrixCount(const FragTile &f, const SharedTile &s);
@@ -2029,7 +2038,8 @@ LogicalResult Distributor::lowerCopy(Operation *op, Value src,
     // (A persistent kernel's copy warp refills the stages while the
     // consumers' epilogue runs: the staging bytes are not dead then.)
     if (auto st = bulkStores.find(op);
-        dstG && st != bulkStores.end() && !persistent)
+        dstG && st != bulkStores.end() &&
+        (!persistent || st->second.persistentSafe))
       return lowerBulkStore(op, f->second, tensor, off, st->second);
     return copyFragmentGlobal(op, f->second, tensor, off, dstG);
   }
@@ -3170,6 +3180,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
                                                   int64_t(reorderSlots.size()),
                                 128);
   }
+  placeLateStores(kernel);
   Block &entry = body.front();
   eb.setInsertionPointToStart(&entry);
   loc = kernelLoc = kernel.getLoc();
@@ -3258,6 +3269,36 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   };
   auto raster = kernel->getAttrOfType<IntegerAttr>("tile.raster");
   int64_t G = raster ? raster.getInt() : 1;
+  // Longest blocks first (tile.longest_first = [d, mode], RasterOrder.cpp):
+  // index d walks from its last value down; mode 2 also makes it the
+  // slowest of the linear order (x fastest otherwise).
+  auto lf = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.longest_first");
+  auto longestFirst = [&](SmallVector<Value, 3> &ids) {
+    ValueRange grid = kernel.getGrid();
+    if (!lf || lf.size() != 2 || lf[1] == 0 || lf[0] >= int64_t(ids.size()) ||
+        ids.size() != grid.size())
+      return;
+    size_t d = size_t(lf[0]);
+    if (lf[1] == 2 && ids.size() > 1) {
+      Value linear = ids.back();
+      for (size_t i = ids.size() - 1; i-- > 0;)
+        linear = add(mul(linear, grid[i]), ids[i]);
+      Value others = c(1);
+      for (size_t i = 0; i < ids.size(); ++i)
+        if (i != d)
+          others = mul(others, grid[i]);
+      Value rest = arith::RemUIOp::create(b, loc, linear, others);
+      ids[d] = arith::DivUIOp::create(b, loc, linear, others);
+      for (size_t i = 0; i < ids.size(); ++i)
+        if (i != d) {
+          ids[i] = arith::RemUIOp::create(b, loc, rest, grid[i]);
+          rest = arith::DivUIOp::create(b, loc, rest, grid[i]);
+        }
+    }
+    ids[d] = arith::SubIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, grid[d], c(1)), ids[d]);
+  };
+  longestFirst(blockIds);
   // Persistent blocks: inside each walk over the tiles, the block ids are
   // the tile's linear index split over the program's grid (x fastest), in
   // the same grouped order.
@@ -3272,6 +3313,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
       rest = arith::DivUIOp::create(b, loc, rest, grid[i]);
     }
     ids.push_back(rest);
+    longestFirst(ids);
     if (G > 1 && ids.size() >= 2)
       std::tie(ids[0], ids[1]) = grouped(ids[0], ids[1], grid[0], grid[1], G);
     for (auto [i, arg] : llvm::enumerate(kb.getArguments()))
@@ -3475,8 +3517,11 @@ int64_t Distributor::planMulticast(KernelOp kernel, int64_t base) {
   auto cl = kernel->getAttrOfType<IntegerAttr>("tile.cluster");
   paired = cl && cl.getInt() == 2 && kernel->hasAttr("tile.cluster_rounded") &&
            kernel.getGrid().size() >= 2;
+  // (With a copy warp, the copy warps of the pair tell each other of their
+  // consumers' releases: specialize. Not with persistent blocks, whose
+  // walk over the tiles has no pairs.)
   if (!paired || hooks.clusterMulticast() < 2 || bulkPipelines.size() != 1 ||
-      copyWarp)
+      (copyWarp && hooks.persistentBlocks()))
     return base;
   // Both blocks of a pair must run the same iterations of the same loop.
   SmallVector<scf::ForOp> loops;
@@ -3863,14 +3908,31 @@ void Distributor::specialize(KernelOp kernel) {
     // Release number t / S - 1 of the stage: parity (t / S + 1) % 2.
     Value parity = remC(add(divC(t, S), c(1)), 2);
     hooks.emitBarrierWait(b, l, emptyBarrier(pipe, slot), parity);
+    // Paired blocks whose copies multicast (planMulticast): this block's
+    // consumers are done with the stage, which the partner's copy warp may
+    // now fill with its half: tell it, then wait for the same word from
+    // it before filling the partner's stage with ours. (The block's y
+    // index is its pair's y times two plus its rank in the cluster.)
+    if (clustered) {
+      Value partner = xorI(remC(kb.getArgument(1), 2), c(1));
+      hooks.emitClusterArrive(b, l, peerBarrier(pipe, slot), partner);
+      hooks.emitClusterBarrierWait(b, l, peerBarrier(pipe, slot), parity);
+    }
   }
   map.map(next, fill.getInductionVar());
   map.map(nslot, slot);
   for (Operation &op : issue.thenBlock()->without_terminator()) {
     Operation *cl = b.clone(op, map);
+    SmallVector<AsyncCopyOp> from, to;
+    op.walk([&](AsyncCopyOp ac) { from.push_back(ac); });
     cl->walk([&](AsyncCopyOp ac) {
       ac->setAttr("tile.copy_warp", b.getUnitAttr());
+      to.push_back(ac);
     });
+    // (The clones multicast where the copies they stand for would have.)
+    for (auto [f, t2] : llvm::zip(from, to))
+      if (multicastCopies.contains(f))
+        multicastCopies.insert(t2);
   }
   // The consumers: no prologue copies or commits; the loop's issue becomes
   // the release of the stage the previous iteration read.
@@ -4251,7 +4313,8 @@ LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
   bool multicast = multicastCopies.contains(ac);
-  if (multicast && failed(releasePartnerStage(ac, p)))
+  if (multicast && !ac->hasAttr("tile.copy_warp") &&
+      failed(releasePartnerStage(ac, p)))
     return failure();
   Value bar = stageBarrier(p, sv.getStage());
   // A multicast tile arrives whole: half from each block of the pair.
@@ -4299,6 +4362,18 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
   struct Live {
     int64_t first, last, lo, hi;
   };
+  // A kernel that will walk its tiles on persistent blocks (the same
+  // conditions as specialize's, but for the loop's shape): its copy warp
+  // refills the stage buffers for the next tile while the consumers store
+  // this one's, so no staging byte may be a stage buffer's, and the bytes
+  // are reused by the next tile's epilogue.
+  bool persist = hooks.persistentBlocks() && !kernel.getGrid().empty();
+  llvm::SmallPtrSet<Operation *, 4> stageAllocs;
+  if (persist)
+    kernel.walk([&](StageViewOp sv) {
+      if (auto a = sv.getBuffer().getDefiningOp<AllocOp>())
+        stageAllocs.insert(a);
+    });
   SmallVector<Live> tiles;
   kernel.walk([&](AllocOp a) {
     if (!a.getType().isShared())
@@ -4307,6 +4382,10 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
     Live l{topIndex(a), topIndex(a), off ? off.getInt() : 0,
            off ? off.getInt() + sharedTileBytes(a.getType(), sharedRowPad(a))
                : plannedBytes};
+    if (stageAllocs.contains(a)) {
+      l.first = 0;
+      l.last = n;
+    }
     SmallVector<Value> worklist{a.getResult()};
     while (!worklist.empty()) {
       Value v = worklist.pop_back_val();
@@ -4380,6 +4459,7 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
     for (const Live &t : tiles)
       starts.push_back(llvm::alignTo(t.hi, align));
     llvm::sort(starts);
+    bool placed = false;
     for (int64_t at : starts) {
       if (at + bytes > plannedBytes)
         break;
@@ -4392,12 +4472,49 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
       // after another bulk store (its barrier follows the store's reads).
       Operation *prev = cp->getPrevNode();
       auto drain = dyn_cast_or_null<WaitGroupOp>(prev);
-      bulkStores[cp] = BulkStore{bc, at, usedAfter(cp),
+      bulkStores[cp] = BulkStore{bc, at, persist || usedAfter(cp),
                                  (drain && drain.getStage().empty()) ||
-                                     (prev && bulkStores.count(prev))};
+                                     (prev && bulkStores.count(prev)),
+                                 persist};
+      placed = true;
       break;
     }
+    if (!placed && persist) {
+      Operation *prev = cp->getPrevNode();
+      auto drain = dyn_cast_or_null<WaitGroupOp>(prev);
+      bulkStores[cp] = BulkStore{bc, -1, true,
+                                 (drain && drain.getStage().empty()) ||
+                                     (prev && bulkStores.count(prev)),
+                                 true};
+      lateStores.push_back(cp);
+    }
   }
+}
+
+/// The late stores' staging goes after everything else the kernel places
+/// (one region for all: each store waits for its reads before the next
+/// writes it), where the block's shared memory still holds it beside the
+/// scratch distribution reserves; otherwise they stay element stores.
+void Distributor::placeLateStores(KernelOp kernel) {
+  if (lateStores.empty())
+    return;
+  int64_t bytes = 0;
+  for (Operation *op : lateStores) {
+    const BulkCopy &bc = bulkStores[op].copy;
+    bytes = std::max(bytes, bc.rows * bc.cols * bc.elemBytes);
+  }
+  int64_t at = llvm::alignTo(scratchBase, 1024);
+  bool fits = tgt.sharedMemoryPerBlockOptin <= 0 ||
+              at + bytes + reservedScratchBytes(kernel) <=
+                  tgt.sharedMemoryPerBlockOptin;
+  for (Operation *op : lateStores) {
+    if (fits)
+      bulkStores[op].offset = at;
+    else
+      bulkStores.erase(op);
+  }
+  if (fits)
+    scratchBase = llvm::alignTo(at + bytes, 128);
 }
 
 /// How many 8 x 8 matrices of 16-bit elements one matrix store

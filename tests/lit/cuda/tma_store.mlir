@@ -40,8 +40,14 @@
 // RUN: FileCheck %s --check-prefix=EIGHT --input-file %t/eight/kernel.sm_90a.ptx
 // RUN: env TESSERA_TMA_STORE=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/zero.tsb --dump-dir %t/zero
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/zero/kernel.sm_90a.ptx
+// Persistent blocks (TESSERA_PERSISTENT=1): the copy warp refills the stages
+// for the next tile during the epilogue, so the staging tile takes bytes of
+// its own after the stage barriers (98432 + 64 KiB plus alignment), and
+// thread 0 waits for the store's reads before the tile's last barrier.
 // RUN: env TESSERA_TMA_STORE=1 TESSERA_PERSISTENT=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
-// RUN: FileCheck %s --check-prefix=OFF --input-file %t/p/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=NOSPILL --input-file %t/p/ptxas.sm_90a.txt
+// RUN: %tessera info %t/p.tsb | FileCheck %s --check-prefix=PINFO
 
 // The merged 128x256 block, warp-specialized (256 consumers + a copy
 // warpgroup): four 64-column blocks of 128 rows.
@@ -172,6 +178,14 @@
 
 // Off (TESSERA_TMA_STORE=0) and with persistent blocks (the
 // copy warp refills the stages during the epilogue): the threads store.
+// PINFO: kernel gemm (symbol tessera_kernel_gemm): 384 threads, 164864 shared bytes, grid [min(
+// PERSIST: .visible .entry tessera_kernel_gemm(
+// PERSIST-NOT: st.global
+// PERSIST: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PERSIST: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// PERSIST: cp.async.bulk.wait_group.read 0;
+// PERSIST: bar.sync 1,
+
 // OFF: .visible .entry tessera_kernel_gemm(
 // OFF-NOT: global.shared::cta.bulk_group
 // OFF: st.global.b32
