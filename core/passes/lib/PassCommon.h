@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace tessera::passes {
 
@@ -111,6 +112,24 @@ int64_t stagingScratchBytes(mlir::Operation *op);
 /// largest stagingScratchBytes of an op that tessera-plan-shared gave no
 /// `tile.scratch_offset` (a dead tile's bytes).
 int64_t reservedScratchBytes(tile::KernelOp kernel);
+
+/// The accumulators that distribution moves through shared memory to
+/// reorder their registers (Distribute.cpp): those of gemms whose atom keeps
+/// its registers in an order only the backend knows (`c_order = "opaque"`,
+/// Vulkan's cooperative matrices), in the order of their first gemm, each
+/// with its (last) gemm's atom. Each has a region of its own of
+/// `bytesPerWarp` (one atom instance of the widest accumulator) per warp.
+struct ReorderRegions {
+  llvm::MapVector<mlir::Value, const target::MmaAtom *> accumulators;
+  int64_t bytesPerWarp = 0;
+  /// The bytes of all regions for `warps` warps.
+  int64_t bytes(int64_t warps) const {
+    return bytesPerWarp * warps * int64_t(accumulators.size());
+  }
+};
+/// The regions of a kernel whose gemms have their atoms (`atom`).
+ReorderRegions reorderRegionsOf(tile::KernelOp kernel,
+                                const target::TargetDescription &target);
 
 /// How a tile.load / tile.store inside a tile.parallel region indexes one
 /// dimension of its tile: the region dimension whose induction variable it
