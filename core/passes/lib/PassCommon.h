@@ -141,6 +141,23 @@ llvm::SmallVector<int> parallelAccessDims(mlir::Block &body,
                                           mlir::ValueRange indices,
                                           llvm::ArrayRef<int64_t> tileShape);
 
+/// Why the program of `kernel` could tell how many threads run it, or empty
+/// where it cannot. The tile dialect has no thread index: fragments are
+/// spread over the threads by the compiler, and tile.parallel iterations
+/// are independent. What exposes the count is
+///   - a `local` tile (private to each thread: what a copy from a fragment
+///     or a tile.parallel leaves in it depends on which thread held which
+///     element);
+///   - a fragment with a layout written by the program (its lane and warp
+///     bases name the threads);
+///   - an op of a dialect other than tile, arith, math, scf and ub inside
+///     the kernel (gpu.thread_id, ...), which the passes do not interpret.
+/// Passes that change a kernel's threads (tessera-widen-blocks where it
+/// doubles them, tessera-split-threads) leave such kernels as written. Only
+/// the order in which a reduction across threads combines its partials
+/// changes with the threads (as it does with the layouts chosen).
+std::string threadCountDependence(tile::KernelOp kernel);
+
 /// The tile.kernel ops of the module.
 llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);
 
