@@ -88,7 +88,11 @@ TEST(Target, RealNumbers) {
 }
 
 TEST(Target, MaxFragmentWordsPerThread) {
-  // Targets without the key never split threads (tessera-split-threads).
+  // nvidia-vk splits threads past 64 words (tessera-split-threads); targets
+  // without the key never do.
+  EXPECT_EQ(
+      load("backends/spirv/targets/nvidia-vk.toml").maxFragmentWordsPerThread,
+      64);
   EXPECT_EQ(load("backends/cuda/targets/sm_90a.toml").maxFragmentWordsPerThread,
             0);
   EXPECT_EQ(
