@@ -181,8 +181,10 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       std::string name = f.getSymName().str();
       // Paired blocks (tile.cluster = 2) launch on a grid rounded up to
       // whole pairs: the metadata takes the formulas the passes left.
-      // Widened blocks (tile.widened) launch fewer, larger blocks.
+      // Widened blocks (tile.widened) launch fewer, larger blocks; split
+      // ones (tile.threads_from) more threads per block.
       bool widened = f.getKernel()->hasAttr("tile.widened");
+      bool split = f.getKernel()->hasAttr("tile.threads_from");
       auto info = tessera::extractKernelInfo(f);
       if (failed(info))
         return failure();
@@ -191,7 +193,7 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       gpu::GPUFuncOp fn = createKernelFunction(f, gpuModule, converter);
       if (!fn)
         return failure();
-      if (widened)
+      if (widened || split)
         if (auto t = fn->getAttrOfType<IntegerAttr>(kThreadsAttr))
           fn->setAttr("tessera.threads_override", t);
       // The twin without TMA, distributed only when the kernel uses TMA.

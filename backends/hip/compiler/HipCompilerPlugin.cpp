@@ -16,8 +16,8 @@ public:
                               const tessera::CompileOptions &options,
                               tessera::CompiledImage &image) override {
     std::vector<std::pair<std::string, unsigned>> shared;
-    if (mlir::failed(
-            tessera::hip::lowerTileToGpu(module, target, options, shared)))
+    if (mlir::failed(tessera::hip::lowerTileToGpu(module, target, options,
+                                                  shared, &image.threads)))
       return mlir::failure();
     if (mlir::failed(tessera::hip::emitHsaco(module, target, options, shared,
                                              image.bytes)))

@@ -67,7 +67,8 @@ gpu::GPUFuncOp createKernelFunction(tile::FuncOp f, gpu::GPUModuleOp gpuModule,
 LogicalResult tessera::hip::lowerTileToGpu(
     ModuleOp module, const tessera::CompileTarget &target,
     const tessera::CompileOptions &options,
-    std::vector<std::pair<std::string, unsigned>> &shared) {
+    std::vector<std::pair<std::string, unsigned>> &shared,
+    std::vector<std::pair<std::string, unsigned>> *threads) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<gpu::GPUDialect, memref::MemRefDialect, scf::SCFDialect,
                    arith::ArithDialect, math::MathDialect, LLVM::LLVMDialect,
@@ -105,9 +106,14 @@ LogicalResult tessera::hip::lowerTileToGpu(
   TileTypeConverter converter(tileMemorySpace);
   for (auto f : llvm::make_early_inc_range(module.getOps<tile::FuncOp>())) {
     std::string name = f.getSymName().str();
+    bool split = f.getKernel()->hasAttr("tile.threads_from");
     gpu::GPUFuncOp fn = createKernelFunction(f, gpuModule, converter);
     if (!fn)
       return failure();
+    if (split && threads)
+      threads->emplace_back(
+          name,
+          (unsigned)fn->getAttrOfType<IntegerAttr>(kThreadsAttr).getInt());
     tessera::passes::DistributedKernel dk;
     if (failed(distributeKernelFunction(fn, *desc, hooks, dk,
                                         options.printIRAfterAll)))

@@ -29,11 +29,13 @@ inline constexpr llvm::StringLiteral kThreadsAttr = "tessera.threads";
 
 /// Lowers every tile.func of `module` into a gpu.func of the gpu.module
 /// `kGpuModuleName`. `sharedBytes` receives the dynamic LDS each kernel
-/// needs, by tile.func name.
-mlir::LogicalResult
-lowerTileToGpu(mlir::ModuleOp module, const tessera::CompileTarget &target,
-               const tessera::CompileOptions &options,
-               std::vector<std::pair<std::string, unsigned>> &sharedBytes);
+/// needs, by tile.func name, and `threads` the threads of kernels the core
+/// passes gave other than the program's (tessera-split-threads).
+mlir::LogicalResult lowerTileToGpu(
+    mlir::ModuleOp module, const tessera::CompileTarget &target,
+    const tessera::CompileOptions &options,
+    std::vector<std::pair<std::string, unsigned>> &sharedBytes,
+    std::vector<std::pair<std::string, unsigned>> *threads = nullptr);
 
 } // namespace tessera::hip
 

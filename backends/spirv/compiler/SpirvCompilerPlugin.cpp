@@ -23,8 +23,13 @@ public:
       return mlir::failure();
     image.imageKind = "spirv";
     // Workgroup memory is declared in the module, not passed at launch.
-    for (const auto &k : kernels)
+    // The threads the core passes chose (tessera-split-threads may have
+    // given the block more than the program wrote): the LocalSize the
+    // launch must match.
+    for (const auto &k : kernels) {
       image.sharedBytes.emplace_back(k.name, 0u);
+      image.threads.emplace_back(k.name, k.threads);
+    }
     return mlir::success();
   }
 };

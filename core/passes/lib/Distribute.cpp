@@ -3158,27 +3158,16 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     scratchBase = llvm::alignTo(end, 128);
   // Accumulators in an opaque register order get a region of shared memory
   // per warp to reorder one atom instance through.
-  kernel.walk([&](GemmOp g) {
-    auto name = g->getAttrOfType<StringAttr>("atom");
-    const target::MmaAtom *atom =
-        name ? tgt.findMmaAtom(name.getValue()) : nullptr;
-    if (!atom || !atom->cOpaque)
-      return;
-    opaqueAccumulators[g.getC()] = atom;
-    reorderSlots.try_emplace(g.getC(), int64_t(reorderSlots.size()));
-    int64_t eb = std::max<int64_t>(1, cast<TileType>(g.getC().getType())
-                                              .getElementType()
-                                              .getIntOrFloatBitWidth() /
-                                          8);
-    reorderBytesPerWarp =
-        std::max<int64_t>(reorderBytesPerWarp, int64_t(atom->m) * atom->n * eb);
-  });
+  ReorderRegions regions = reorderRegionsOf(kernel, tgt);
+  for (auto [c, atom] : regions.accumulators) {
+    opaqueAccumulators[c] = atom;
+    reorderSlots.try_emplace(c, int64_t(reorderSlots.size()));
+  }
+  reorderBytesPerWarp = regions.bytesPerWarp;
   if (reorderBytesPerWarp) {
     reorderBase = scratchBase;
-    scratchBase = llvm::alignTo(reorderBase + reorderBytesPerWarp *
-                                                  (threads / tgt.warpSize) *
-                                                  int64_t(reorderSlots.size()),
-                                128);
+    scratchBase =
+        llvm::alignTo(reorderBase + regions.bytes(threads / tgt.warpSize), 128);
   }
   placeLateStores(kernel);
   Block &entry = body.front();

@@ -208,6 +208,27 @@ SmallVector<int> parallelAccessDims(Block &body, ValueRange indices,
   return ds;
 }
 
+std::string threadCountDependence(tile::KernelOp kernel) {
+  std::string why;
+  kernel.walk([&](Operation *op) {
+    if (auto a = dyn_cast<tile::AllocOp>(op)) {
+      tile::TileType t = a.getType();
+      if (t.isLocal())
+        why = "a local tile (private to each thread)";
+      else if (t.isFragment() && t.getLayout())
+        why = "a fragment with a layout written by the program";
+    } else {
+      StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
+      if (!llvm::is_contained(
+              ArrayRef<StringRef>{"tile", "arith", "math", "scf", "ub"}, ns))
+        why = "an op the passes do not interpret (" +
+              op->getName().getStringRef().str() + ")";
+    }
+    return why.empty() ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return why;
+}
+
 SmallVector<tile::KernelOp> kernelsOf(ModuleOp m) {
   SmallVector<tile::KernelOp> ks;
   m.walk([&](tile::KernelOp k) { ks.push_back(k); });

@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace tessera::passes {
 
@@ -112,6 +113,24 @@ int64_t stagingScratchBytes(mlir::Operation *op);
 /// `tile.scratch_offset` (a dead tile's bytes).
 int64_t reservedScratchBytes(tile::KernelOp kernel);
 
+/// The accumulators that distribution moves through shared memory to
+/// reorder their registers (Distribute.cpp): those of gemms whose atom keeps
+/// its registers in an order only the backend knows (`c_order = "opaque"`,
+/// Vulkan's cooperative matrices), in the order of their first gemm, each
+/// with its (last) gemm's atom. Each has a region of its own of
+/// `bytesPerWarp` (one atom instance of the widest accumulator) per warp.
+struct ReorderRegions {
+  llvm::MapVector<mlir::Value, const target::MmaAtom *> accumulators;
+  int64_t bytesPerWarp = 0;
+  /// The bytes of all regions for `warps` warps.
+  int64_t bytes(int64_t warps) const {
+    return bytesPerWarp * warps * int64_t(accumulators.size());
+  }
+};
+/// The regions of a kernel whose gemms have their atoms (`atom`).
+ReorderRegions reorderRegionsOf(tile::KernelOp kernel,
+                                const target::TargetDescription &target);
+
 /// How a tile.load / tile.store inside a tile.parallel region indexes one
 /// dimension of its tile: the region dimension whose induction variable it
 /// is (>= 0), kUnitAccessDim for the constant 0 into a dimension of size 1
@@ -121,6 +140,23 @@ constexpr int kUnitAccessDim = -2;
 llvm::SmallVector<int> parallelAccessDims(mlir::Block &body,
                                           mlir::ValueRange indices,
                                           llvm::ArrayRef<int64_t> tileShape);
+
+/// Why the program of `kernel` could tell how many threads run it, or empty
+/// where it cannot. The tile dialect has no thread index: fragments are
+/// spread over the threads by the compiler, and tile.parallel iterations
+/// are independent. What exposes the count is
+///   - a `local` tile (private to each thread: what a copy from a fragment
+///     or a tile.parallel leaves in it depends on which thread held which
+///     element);
+///   - a fragment with a layout written by the program (its lane and warp
+///     bases name the threads);
+///   - an op of a dialect other than tile, arith, math, scf and ub inside
+///     the kernel (gpu.thread_id, ...), which the passes do not interpret.
+/// Passes that change a kernel's threads (tessera-widen-blocks where it
+/// doubles them, tessera-split-threads) leave such kernels as written. Only
+/// the order in which a reduction across threads combines its partials
+/// changes with the threads (as it does with the layouts chosen).
+std::string threadCountDependence(tile::KernelOp kernel);
 
 /// The tile.kernel ops of the module.
 llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);

@@ -16,12 +16,14 @@ void registerPipelinePass();
 void registerPlanSharedPass();
 void registerRasterOrderPass();
 void registerWidenBlocksPass();
+void registerSplitThreadsPass();
 void registerPlaceOperandsPass();
 
 void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
                           AtomFilter filter) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createWidenBlocksPass(target));
+  pm.addPass(createSplitThreadsPass(target, filter));
   pm.addPass(createRasterOrderPass(target));
   pm.addPass(createPlaceOperandsPass(target, filter));
   pm.addPass(createInferLayoutsPass(target, std::move(filter)));
@@ -39,12 +41,14 @@ void registerTesseraPasses() {
   registerPlanSharedPass();
   registerRasterOrderPass();
   registerWidenBlocksPass();
+  registerSplitThreadsPass();
   registerPlaceOperandsPass();
   // `--tessera-pipeline=sm_90a`, `--tessera-pipeline=path/to/t.toml` or
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
       "tessera-pipeline",
-      "verify, canonicalize, widen GEMM blocks, choose the block order, place "
+      "verify, canonicalize, widen GEMM blocks, split threads, choose the "
+      "block order, place "
       "operands, infer layouts, swizzle, pipeline, plan shared memory for a "
       "target (chip name or description path)",
       [](OpPassManager &pm, StringRef options,

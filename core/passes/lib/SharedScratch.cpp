@@ -70,4 +70,24 @@ int64_t reservedScratchBytes(KernelOp kernel) {
   return bytes;
 }
 
+ReorderRegions reorderRegionsOf(KernelOp kernel,
+                                const target::TargetDescription &tgt) {
+  ReorderRegions r;
+  kernel.walk([&](GemmOp g) {
+    auto name = g->getAttrOfType<StringAttr>("atom");
+    const target::MmaAtom *atom =
+        name ? tgt.findMmaAtom(name.getValue()) : nullptr;
+    if (!atom || !atom->cOpaque)
+      return;
+    r.accumulators[g.getC()] = atom;
+    int64_t eb = std::max<int64_t>(1, cast<TileType>(g.getC().getType())
+                                              .getElementType()
+                                              .getIntOrFloatBitWidth() /
+                                          8);
+    r.bytesPerWarp =
+        std::max<int64_t>(r.bytesPerWarp, int64_t(atom->m) * atom->n * eb);
+  });
+  return r;
+}
+
 } // namespace tessera::passes

@@ -25,7 +25,8 @@
 // gemms, copies between tiles, reductions and tile.parallel indices tie
 // together) are never reduced over (a gemm's K, a tile.reduce's dim) nor
 // indexed other than by a tile.parallel index. Anything else leaves the
-// kernel as it is.
+// kernel as it is. Threads double only where the program cannot tell how
+// many run it (threadCountDependence, PassCommon.h).
 //
 // When: a target with `widen_tile_n = N` (sm_90a: 256, the widest wgmma)
 // widens kernels with a gemm whose C columns follow x, up to N columns and
@@ -537,15 +538,21 @@ bool widenOnce(KernelOp kernel, const target::TargetDescription &tgt,
   // the H100 than two blocks of 64.
   if (w.rows && w.rowThreads > newThreads)
     newThreads = std::min(w.rowThreads, 2 * threads);
-  const char *over = nullptr;
+  std::string over;
+  std::string observes =
+      newThreads > threads ? threadCountDependence(kernel) : "";
   if (newThreads > kMaxThreads || newThreads > tgt.maxThreadsPerBlock)
     over = "the merged block would need more threads than allowed";
+  else if (!observes.empty())
+    over = "the merged block would need more threads, and the program "
+           "could tell: " +
+           observes;
   else if (fragmentWords(newThreads, largest) > kMaxKernelWordsPerThread)
     over = "the merged block's fragments would need too many registers";
   else if (2 * sharedBytes > tgt.sharedMemoryPerBlockOptin)
     over = "the merged block's shared tiles would take over half the shared "
            "memory";
-  if (over) {
+  if (!over.empty()) {
     if (explain)
       kernel.emitRemark() << "blocks not merged along "
                           << "xy"[axis] << ": " << over;

@@ -368,6 +368,9 @@ TargetDescription readTarget(const toml::table &root, const std::string &file) {
     if (t.widenTileM < 0)
       r.fail("key 'widen_tile_m' must not be negative");
   }
+  if (r.has("max_fragment_words_per_thread")) // 0: no rule
+    t.maxFragmentWordsPerThread =
+        r.int32("max_fragment_words_per_thread", /*min=*/0);
 
   TableReader smem = r.table("shared_memory");
   t.sharedMemoryPerBlock = smem.integer("per_block");

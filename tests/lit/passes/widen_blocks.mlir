@@ -23,6 +23,7 @@
 // WHY: remark: blocks not merged along x: an x-following dimension is reduced over or indexed by other than a parallel index
 // WHY: remark: blocks not merged along x: an x-following parallel index used as a value
 // WHY: remark: blocks not merged along x: a copy's column offset does not match its tile
+// WHY: remark: blocks not merged along x: the merged block would need more threads, and the program could tell: a local tile (private to each thread)
 // BAD: error: 'tile.kernel' op tile.widen must be at least 1, got 0
 
 // gemm.mlir's shape with a column bias and a guard on the column position:
@@ -233,6 +234,35 @@ tile.func @own(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
     %As = tile.alloc : !tile.tile<128x32xf16, shared>
     %Bs = tile.alloc : !tile.tile<32x128xf16, shared>
     %Cf = tile.alloc : !tile.tile<128x128xf32, fragment>
+    tile.clear %Cf : !tile.tile<128x128xf32, fragment>
+    %row = arith.muli %by, %c128 : index
+    %col = arith.muli %bx, %c128 : index
+    tile.copy %A[%row, %c0], %As : !tile.tensor<[M, K], f16>, !tile.tile<128x32xf16, shared>
+    tile.copy %B[%c0, %col], %Bs : !tile.tensor<[K, N], f16>, !tile.tile<32x128xf16, shared>
+    tile.gemm %As, %Bs, %Cf : !tile.tile<128x32xf16, shared>, !tile.tile<32x128xf16, shared>, !tile.tile<128x128xf32, fragment>
+    tile.copy %Cf, %C[%row, %col] : !tile.tile<128x128xf32, fragment>, !tile.tensor<[M, N], f32>
+  }
+  tile.return
+}
+
+// -----
+
+// The merged block would need twice the threads, and a local tile (private
+// to each thread) would tell: the blocks stay (threadCountDependence).
+// CHECK-LABEL: tile.func @local_tile
+// CHECK-NOT: tile.widened
+// CHECK: tile.return
+tile.func @local_tile(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
+                      %C: !tile.tensor<[M, N], f32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel blocks(%bx, %by) in (%c4, %c4) threads = 128 {
+    %As = tile.alloc : !tile.tile<128x32xf16, shared>
+    %Bs = tile.alloc : !tile.tile<32x128xf16, shared>
+    %Cf = tile.alloc : !tile.tile<128x128xf32, fragment>
+    %L = tile.alloc : !tile.tile<4xf32, local>
+    tile.clear %L : !tile.tile<4xf32, local>
     tile.clear %Cf : !tile.tile<128x128xf32, fragment>
     %row = arith.muli %by, %c128 : index
     %col = arith.muli %bx, %c128 : index

@@ -11,14 +11,23 @@
 // RUN: env TESSERA_SPIRV_WARPS2D=0 %tessera-opt --tessera-infer-layouts=target=nvidia-vk %examples/gemm.mlir | FileCheck %s --check-prefix=ROWS
 // RUN: %tessera-opt --tessera-infer-layouts=target=nvidia-vk %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=ATTN
 // RUN: %tessera-opt --tessera-infer-layouts=target=sm_80 %examples/gemm.mlir | FileCheck %s --check-prefix=MMA
-// The SPIR-V: 2 K steps of 16 per tile of 32, 8 matrix loads and 16
-// multiply-adds each; valid.
+// The SPIR-V with the program's 128 threads (TESSERA_SPLIT_THREADS=0): 2 K
+// steps of 16 per tile of 32, 8 matrix loads and 16 multiply-adds each;
+// valid.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/g.tsb --dump-dir %t/g
+// RUN: env TESSERA_SPLIT_THREADS=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/g.tsb --dump-dir %t/g
 // RUN: spirv-val --target-env vulkan1.3 %t/g/kernels.nvidia-vk.spv
 // RUN: spirv-dis %t/g/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS
-// RUN: env TESSERA_SPIRV_WARPS2D=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/o.tsb --dump-dir %t/o
+// RUN: env TESSERA_SPLIT_THREADS=0 TESSERA_SPIRV_WARPS2D=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/o.tsb --dump-dir %t/o
 // RUN: spirv-dis %t/o/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS-OFF
+// By default the block has 256 threads (tessera-split-threads): 4 x 2
+// subgroups of 2 x 4 instances, 6 loads per K step (2 x 9 with 8 x 1
+// subgroups of 1 x 8).
+// RUN: %tessera-opt --tessera-pipeline=nvidia-vk %examples/gemm.mlir | FileCheck %s --check-prefix=SPLIT
+// RUN: %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/s.tsb --dump-dir %t/s
+// RUN: spirv-dis %t/s/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS-SPLIT
+// RUN: env TESSERA_SPIRV_WARPS2D=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/r.tsb --dump-dir %t/r
+// RUN: spirv-dis %t/r/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS-SPLIT-OFF
 
 // SQUARE: tile.gemm {{.*}}atom = "coopmat_16x16x16_f16_f32", warps = array<i64: 2, 2>
 // ROWS: tile.gemm {{.*}}atom = "coopmat_16x16x16_f16_f32", warps = array<i64: 4, 1>
@@ -27,3 +36,6 @@
 // MMA: tile.gemm {{.*}}warps = array<i64: 4, 1>
 // LOADS: {{^}}16{{$}}
 // LOADS-OFF: {{^}}20{{$}}
+// SPLIT: tile.gemm {{.*}}atom = "coopmat_16x16x16_f16_f32", warps = array<i64: 4, 2>
+// LOADS-SPLIT: {{^}}12{{$}}
+// LOADS-SPLIT-OFF: {{^}}18{{$}}

@@ -108,7 +108,7 @@ TEST(CompileKey, CompilerSwitchesAreInTheKey) {
        {"TESSERA_PTX_FAST", "TESSERA_WIDEN", "TESSERA_MASK_VERSION",
         "TESSERA_FMA_LAYOUT", "TESSERA_MMA_ZERO_START", "TESSERA_PERSISTENT",
         "TESSERA_CUDA_WARP_SPECIALIZATION", "TESSERA_TMA_STORE",
-        "TESSERA_STMATRIX", "TESSERA_LONGEST_FIRST"}) {
+        "TESSERA_STMATRIX", "TESSERA_LONGEST_FIRST", "TESSERA_SPLIT_THREADS"}) {
     SCOPED_TRACE(name);
     setenv(name, "0", 1);
     std::string off = compileCacheKey("src", 3, host, none);

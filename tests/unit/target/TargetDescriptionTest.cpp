@@ -87,6 +87,27 @@ TEST(Target, RealNumbers) {
       host.mmaAtoms[0].aLayout->isInjective()); // A broadcast to all lanes
 }
 
+TEST(Target, MaxFragmentWordsPerThread) {
+  // nvidia-vk splits threads past 64 words (tessera-split-threads); targets
+  // without the key never do.
+  EXPECT_EQ(
+      load("backends/spirv/targets/nvidia-vk.toml").maxFragmentWordsPerThread,
+      64);
+  EXPECT_EQ(load("backends/cuda/targets/sm_90a.toml").maxFragmentWordsPerThread,
+            0);
+  EXPECT_EQ(
+      load("backends/spirv/targets/lavapipe.toml").maxFragmentWordsPerThread,
+      0);
+  // 0 written: no rule.
+  std::string err,
+      text = readFile(std::string(TESSERA_TEST_DIR) + "/made_up.toml");
+  text.replace(text.find("warp_size = 16"), 14,
+               "warp_size = 16\nmax_fragment_words_per_thread = 0");
+  auto off = parseTargetDescription(text, "made_up.toml", &err);
+  ASSERT_TRUE(off.has_value()) << err;
+  EXPECT_EQ(off->maxFragmentWordsPerThread, 0);
+}
+
 TEST(Target, MadeUpTargetLoads) {
   std::string err;
   auto t = loadTargetDescription(
@@ -229,6 +250,11 @@ TEST_F(Malformed, BadValues) {
       "'shared_memory.per_block'");
   EXPECT_EQ(errorOf(replace("compute_units = 3", "compute_units = 0")),
             "made_up.toml: key 'compute_units' must be >= 1, got 0");
+  EXPECT_EQ(
+      errorOf(replace("warp_size = 16",
+                      "warp_size = 16\nmax_fragment_words_per_thread = -1")),
+      "made_up.toml: key 'max_fragment_words_per_thread' must be >= 0, got "
+      "-1");
 }
 
 TEST_F(Malformed, BadSyntax) {

@@ -41,16 +41,19 @@ std::unique_ptr<mlir::Pass> createPipelinePass(const std::string &target);
 std::unique_ptr<mlir::Pass> createPlanSharedPass(const std::string &target);
 std::unique_ptr<mlir::Pass> createRasterOrderPass(const std::string &target);
 std::unique_ptr<mlir::Pass> createWidenBlocksPass(const std::string &target);
+/// `filter`: as for layout inference, whose layouts this pass measures.
+std::unique_ptr<mlir::Pass> createSplitThreadsPass(const std::string &target,
+                                                   AtomFilter filter = {});
 /// `filter`: as for layout inference, whose choice this pass measures.
 std::unique_ptr<mlir::Pass> createPlaceOperandsPass(const std::string &target,
                                                     AtomFilter filter = {});
 
-/// Adds verify/canonicalize, raster order, place operands, infer layouts,
-/// swizzle, pipeline, plan shared.
+/// Adds verify/canonicalize, widen blocks, split threads, raster order, place
+/// operands, infer layouts, swizzle, pipeline, plan shared.
 void buildTesseraPipeline(mlir::OpPassManager &pm, const std::string &target,
                           AtomFilter filter = {});
 
-/// Registers the six passes (`tessera-infer-layouts`,
+/// Registers the passes (`tessera-infer-layouts`,
 /// `tessera-swizzle-shared`, `tessera-pipeline-loops`... see docs/passes.md)
 /// and the pipeline `tessera-pipeline=<chip or path>`.
 void registerTesseraPasses();

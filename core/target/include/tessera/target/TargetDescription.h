@@ -108,6 +108,10 @@ struct TargetDescription {
   /// Optional: the rows a GEMM block's tile may be widened to by merging
   /// neighbouring blocks along y, or 0: never.
   int widenTileM = 0;
+  /// Optional: 32-bit words per thread the largest fragment of a kernel may
+  /// take before tessera-split-threads doubles its threads (same tile, more
+  /// threads: fewer accumulator words each), or 0: never.
+  int maxFragmentWordsPerThread = 0;
   int globalLoadVectorBytes = 16; ///< widest global load per thread
   std::map<std::string, double>
       peakFlops;              ///< per input dtype, FLOP/s (or OP/s)
