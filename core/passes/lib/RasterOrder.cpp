@@ -24,11 +24,14 @@
 // start in the hardware's linear order, and the last to start may be the
 // longest: the machine idles while they finish. The pass records
 // `tile.longest_first = [d, mode]`: distribution walks index d from its last
-// value down (mode 1), and with mode 2 also makes it the slowest index of
-// the linear order, so every longer block starts before any shorter one
-// (the LPT rule). Mode 2 is the default; TESSERA_LONGEST_FIRST=0 / 1 / 2
-// chooses (for A/B measurements); a program's own `tile.longest_first`
-// stays.
+// value down (mode 1, the default), and with mode 2 also makes it the
+// slowest index of the linear order, so every longer block starts before
+// any shorter one (the LPT rule). TESSERA_LONGEST_FIRST=0 / 1 / 2 chooses
+// (for A/B measurements); a program's own `tile.longest_first` stays.
+// Measured on an H200 (2026-11-27, docs/benchmarks.md, the q128 flash
+// program, B4 H16 D128): mode 1 took 2-5% off causal and non-causal S
+// 1024-8192; mode 2 took 7% off causal S 1024 but cost non-causal S 8192
+// 17% (a wave of blocks then reads as many heads' K and V as it has blocks).
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,8 +180,8 @@ struct RasterOrderPass : TargetPass<RasterOrderPass> {
     Builder b(&getContext());
     const char *lf = std::getenv("TESSERA_LONGEST_FIRST");
     int64_t lfMode = lf && std::string(lf) == "0"   ? 0
-                     : lf && std::string(lf) == "1" ? 1
-                                                    : 2;
+                     : lf && std::string(lf) == "2" ? 2
+                                                    : 1;
     for (KernelOp kernel : kernelsOf(getOperation())) {
       if (auto a = kernel->getAttrOfType<IntegerAttr>("tile.raster")) {
         if (a.getInt() < 1) {

@@ -1,16 +1,16 @@
 // tessera-raster-order, longest blocks first: where a loop's trip count grows
 // with one block index (causal attention: the key loop ends at the query
 // block's diagonal) and no other index changes a trip count, the kernel gets
-// tile.longest_first = [index, 2] (distribution walks that index from its
-// last value down, as the slowest of the linear order). A sliding window
+// tile.longest_first = [index, 1] (distribution walks that index from its
+// last value down; mode 2 also makes it the slowest of the linear order). A sliding window
 // (both bounds follow the query block), a gemm (no loop bound follows a
 // block index) and a non-causal attention kernel keep the hardware's order;
-// TESSERA_LONGEST_FIRST=1 asks for the reversal alone, =0 for nothing; a
+// TESSERA_LONGEST_FIRST=2 asks for mode 2, =0 for nothing; a
 // program's own attribute stays, a malformed one is an error.
 // REQUIRES: tessera, plugin-spirv, plugin-cpu
 // RUN: %tessera-opt --tessera-raster-order=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=FLASH
 // RUN: %tessera-opt --tessera-raster-order=target=sm_90a %examples/zoo/attn_gqa_d128_causal.mlir | FileCheck %s --check-prefix=FLASH
-// RUN: env TESSERA_LONGEST_FIRST=1 %tessera-opt --tessera-raster-order=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=REVERSE
+// RUN: env TESSERA_LONGEST_FIRST=2 %tessera-opt --tessera-raster-order=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=REVERSE
 // RUN: env TESSERA_LONGEST_FIRST=0 %tessera-opt --tessera-raster-order=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-raster-order=target=sm_90a %examples/zoo/attn_sliding_window_d64.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-raster-order=target=sm_90a %examples/zoo/attn_fwd_d256_q128_f16.mlir | FileCheck %s --check-prefix=NONE
@@ -23,9 +23,11 @@
 // RUN: %tessera compile %examples/flash_attention_fwd.mlir --no-cache --target spirv64-unknown-vulkan1.3:lavapipe --target x86_64-unknown-linux-gnu -o %t/fa.tsb
 // RUN: %if vulkan-device %{ %tessera run %t/fa.tsb --device spirv --shape B=2,H=3,S=200 --scalar causal=1 --scalar sm_scale=0.125 --iters 1 --warmup 0 | FileCheck %s --check-prefix=CPU %}
 // RUN: %if vulkan-device %{ %tessera run %t/fa.tsb --device spirv --shape B=1,H=2,S=129 --scalar causal=0 --scalar sm_scale=0.125 --iters 1 --warmup 0 | FileCheck %s --check-prefix=CPU %}
+// RUN: env TESSERA_LONGEST_FIRST=2 %tessera compile %examples/flash_attention_fwd.mlir --no-cache --target spirv64-unknown-vulkan1.3:lavapipe --target x86_64-unknown-linux-gnu -o %t/fa2.tsb
+// RUN: %if vulkan-device %{ %tessera run %t/fa2.tsb --device spirv --shape B=2,H=3,S=200 --scalar causal=1 --scalar sm_scale=0.125 --iters 1 --warmup 0 | FileCheck %s --check-prefix=CPU %}
 
-// FLASH: tile.kernel blocks({{.*}}) threads = {{[0-9]+}} attributes {tile.longest_first = array<i64: 0, 2>}
-// REVERSE: attributes {tile.longest_first = array<i64: 0, 1>}
+// FLASH: tile.kernel blocks({{.*}}) threads = {{[0-9]+}} attributes {tile.longest_first = array<i64: 0, 1>}
+// REVERSE: attributes {tile.longest_first = array<i64: 0, 2>}
 // NONE-NOT: tile.longest_first
 // CPU-NOT: FAILED
 // CPU: check: passed

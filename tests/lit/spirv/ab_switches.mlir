@@ -7,10 +7,9 @@
 // RUN: spirv-dis %t/d/kernels.nvidia-vk.spv -o %t/d.s
 // RUN: FileCheck %s --check-prefix=DEFAULT < %t/d.s
 //
-// Accumulators carried through the K loop as cooperative matrices: 8 OpPhi
-// of the matrix type (a subgroup's 2 x 4 instances of the 128x128 tile over
-// 8 subgroups, tessera-split-threads) beside the induction variable's, no
-// component moved inside the loop.
+// Accumulators carried through the K loop as cooperative matrices: 16 OpPhi
+// of the matrix type beside the induction variable's, no component moved
+// inside the loop.
 // RUN: env TESSERA_SPIRV_CARRY=1 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/c.tsb --dump-dir %t/c
 // RUN: spirv-val --target-env vulkan1.3 %t/c/kernels.nvidia-vk.spv
 // RUN: spirv-dis %t/c/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=CARRY
@@ -20,7 +19,7 @@
 // RUN: spirv-val --target-env vulkan1.3 %t/e/kernels.nvidia-vk.spv
 // RUN: spirv-dis %t/e/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=EARLY
 //
-// B's refill after the first K step's 8 multiply-adds.
+// B's refill after the first K step's 16 multiply-adds.
 // RUN: env TESSERA_SPIRV_SPLIT_REFILL=1 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/s.tsb --dump-dir %t/s
 // RUN: spirv-val --target-env vulkan1.3 %t/s/kernels.nvidia-vk.spv
 // RUN: spirv-dis %t/s/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=SPLITR
@@ -60,7 +59,7 @@
 // DEFAULT: [[MERGE]] = OpLabel
 
 // CARRY: OpPhi %uint
-// CARRY-COUNT-8: = OpPhi %[[COOP:[0-9]+]] %{{[0-9]+}} %{{[0-9]+}} %{{[0-9]+}} %{{[0-9]+}}
+// CARRY-COUNT-16: = OpPhi %[[COOP:[0-9]+]] %{{[0-9]+}} %{{[0-9]+}} %{{[0-9]+}} %{{[0-9]+}}
 // CARRY-NEXT: OpSLessThan
 // CARRY-NEXT: OpLoopMerge [[MERGE:%[0-9]+]]
 // CARRY-NOT: OpComposite{{Insert|Extract}}
@@ -80,10 +79,10 @@
 // SPLITR: OpLoopMerge
 // SPLITR: OpAccessChain %_ptr_StorageBuffer_v4uint %tessera_kernel_gemm_arg_3
 // SPLITR-NOT: %tessera_kernel_gemm_arg_4
-// SPLITR-COUNT-8: OpCooperativeMatrixMulAddKHR
+// SPLITR-COUNT-16: OpCooperativeMatrixMulAddKHR
 // SPLITR-NOT: OpCooperativeMatrixMulAddKHR
 // SPLITR: OpAccessChain %_ptr_StorageBuffer_v4uint %tessera_kernel_gemm_arg_4
-// SPLITR-COUNT-8: OpCooperativeMatrixMulAddKHR
+// SPLITR-COUNT-16: OpCooperativeMatrixMulAddKHR
 
 // READONLY-DAG: OpDecorate %tessera_kernel_gemm_arg_0 NonWritable
 // READONLY-DAG: OpDecorate %tessera_kernel_gemm_arg_0 Restrict

@@ -20,13 +20,15 @@
 // RUN: spirv-dis %t/g/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS
 // RUN: env TESSERA_SPLIT_THREADS=0 TESSERA_SPIRV_WARPS2D=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/o.tsb --dump-dir %t/o
 // RUN: spirv-dis %t/o/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS-OFF
-// By default the block has 256 threads (tessera-split-threads): 4 x 2
+// With max_fragment_words_per_thread = 64 (a plugin copy; no shipped target
+// sets it) the block has 256 threads (tessera-split-threads): 4 x 2
 // subgroups of 2 x 4 instances, 6 loads per K step (2 x 9 with 8 x 1
 // subgroups of 1 x 8).
-// RUN: %tessera-opt --tessera-pipeline=nvidia-vk %examples/gemm.mlir | FileCheck %s --check-prefix=SPLIT
-// RUN: %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/s.tsb --dump-dir %t/s
+// RUN: %python %S/Inputs/split_threads_plugins.py %t/plugins nvidia-vk.toml
+// RUN: env TESSERA_PLUGIN_PATH=%t/plugins %tessera-opt --tessera-pipeline=nvidia-vk %examples/gemm.mlir | FileCheck %s --check-prefix=SPLIT
+// RUN: env TESSERA_PLUGIN_PATH=%t/plugins %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/s.tsb --dump-dir %t/s
 // RUN: spirv-dis %t/s/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS-SPLIT
-// RUN: env TESSERA_SPIRV_WARPS2D=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/r.tsb --dump-dir %t/r
+// RUN: env TESSERA_PLUGIN_PATH=%t/plugins TESSERA_SPIRV_WARPS2D=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/r.tsb --dump-dir %t/r
 // RUN: spirv-dis %t/r/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS-SPLIT-OFF
 
 // SQUARE: tile.gemm {{.*}}atom = "coopmat_16x16x16_f16_f32", warps = array<i64: 2, 2>

@@ -2,8 +2,7 @@
 // copyGlobalToShared does: a tile wholly inside the tensor loads its 16-byte
 // pieces unchecked, one after the other; only edge tiles test each piece
 // (and, at a row's end, each element). TESSERA_SPIRV_STAGING_SPLIT=0 tests
-// every piece. gemm.mlir's A tile: 2 pieces per invocation per stage (256
-// invocations since tessera-split-threads; 4 over 128).
+// every piece. gemm.mlir's A tile: 4 pieces per invocation per stage.
 // REQUIRES: tessera, plugin-spirv, spirv-tools
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/s.tsb --dump-dir %t/s
@@ -12,6 +11,10 @@
 // RUN: env TESSERA_SPIRV_STAGING_SPLIT=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/o.tsb --dump-dir %t/o
 // RUN: spirv-dis %t/o/kernels.nvidia-vk.spv | FileCheck %s --check-prefix=PIECES
 
+// SPLIT: OpAccessChain %_ptr_StorageBuffer_v4uint %tessera_kernel_gemm_arg_3
+// SPLIT-NOT: OpBranchConditional
+// SPLIT: OpAccessChain %_ptr_StorageBuffer_v4uint %tessera_kernel_gemm_arg_3
+// SPLIT-NOT: OpBranchConditional
 // SPLIT: OpAccessChain %_ptr_StorageBuffer_v4uint %tessera_kernel_gemm_arg_3
 // SPLIT-NOT: OpBranchConditional
 // SPLIT: OpAccessChain %_ptr_StorageBuffer_v4uint %tessera_kernel_gemm_arg_3
