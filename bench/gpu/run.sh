@@ -17,7 +17,7 @@ out="${OUT:-/tmp}/bench-gpu.jsonl"
 run() { # bundle, shape, flops, extra args...
   local b="$1" shape="$2" flops="$3"; shift 3
   "$bin/tessera" run "$bundles/$b" --device cuda --shape "$shape" --flops "$flops" \
-    --iters 20 --warmup 5 --json "$@" | tee -a "$out"
+    --iters 20 --warmup 5 --fill normal --json "$@" | tee -a "$out"
 }
 
 if [[ " $which " == *" gemm "* ]]; then

@@ -62,7 +62,11 @@ def best(cands):
 
 
 def tessera(binary, bundle, shape, scalars=(), kernel=None):
+    # Normal inputs, as the peers' torch.randn: a GPU's clock under load
+    # depends on the data (cuBLAS's f16 4096 GEMM ran 11% slower on uniform
+    # inputs than on randn on an H200, 2026-11-27).
     cmd = [binary, "run", bundle, "--device", "cuda", "--shape", shape, "--no-check", "--json",
+           "--fill", "normal",
            "--iters", str(ITERS), "--warmup", str(WARMUP)]
     for s in scalars:
         cmd += ["--scalar", s]
