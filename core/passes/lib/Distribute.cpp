@@ -3150,8 +3150,8 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     return kernel.emitOpError(
         "has no shared-memory plan: run tessera-plan-shared first");
   scratchBase = llvm::alignTo(sb.getInt(), 128);
-  planBulkStores(kernel, sb.getInt());
   copyWarp = copyWarpPays(kernel, sb.getInt());
+  planBulkStores(kernel, sb.getInt());
   if (int64_t end =
           planMulticast(kernel, planBulkPipelines(kernel, sb.getInt()));
       end > 0)
@@ -3264,8 +3264,10 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   auto lf = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.longest_first");
   auto longestFirst = [&](SmallVector<Value, 3> &ids) {
     ValueRange grid = kernel.getGrid();
+    // (Not for paired blocks: a pair is two consecutive y indices of the
+    // hardware's order, and the cluster rank is read from them.)
     if (!lf || lf.size() != 2 || lf[1] == 0 || lf[0] >= int64_t(ids.size()) ||
-        ids.size() != grid.size())
+        ids.size() != grid.size() || paired)
       return;
     size_t d = size_t(lf[0]);
     if (lf[1] == 2 && ids.size() > 1) {
@@ -4351,12 +4353,13 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
   struct Live {
     int64_t first, last, lo, hi;
   };
-  // A kernel that will walk its tiles on persistent blocks (the same
-  // conditions as specialize's, but for the loop's shape): its copy warp
+  // A kernel that will walk its tiles on persistent blocks (the conditions
+  // specialize checks before the loop's shape): its copy warp
   // refills the stage buffers for the next tile while the consumers store
   // this one's, so no staging byte may be a stage buffer's, and the bytes
   // are reused by the next tile's epilogue.
-  bool persist = hooks.persistentBlocks() && !kernel.getGrid().empty();
+  bool persist =
+      copyWarp && hooks.persistentBlocks() && !kernel.getGrid().empty();
   llvm::SmallPtrSet<Operation *, 4> stageAllocs;
   if (persist)
     kernel.walk([&](StageViewOp sv) {
