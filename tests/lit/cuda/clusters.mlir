@@ -14,7 +14,16 @@
 // REQUIRES: tessera, plugin-cuda
 // (TESSERA_WIDEN=0: the blocks as the program wrote them; merged blocks are
 // tested in passes/widen_blocks.mlir and cuda/widen_blocks.mlir.)
-// RUN: rm -rf %t && mkdir -p %t/g %t/n
+// RUN: rm -rf %t && mkdir -p %t/g %t/n %t/w
+// With a copy warp (gemm.mlir's merged 128x256 blocks, one per SM, asked to
+// pair with tile.cluster = 2 in 6 stages): the copy warp multicasts B's
+// halves and, before refilling a stage, waits for its own consumers'
+// release (the empty barrier), tells the partner's copy warp (remote
+// arrive on its peer barrier) and waits for the partner's word on its own.
+// RUN: sed -e 's/threads = 128 {/threads = 128 attributes {tile.cluster = 2} {/' -e 's/stages = 3/stages = 6/' %examples/gemm.mlir > %t/w/gemm.mlir
+// RUN: %tessera compile %t/w/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/w.tsb --dump-dir %t/w
+// RUN: FileCheck %s --check-prefix=WARP --input-file %t/w/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=NOSPILL --input-file %t/w/ptxas.sm_90a.txt
 // RUN: env TESSERA_TMA_STORE=0 TESSERA_WIDEN=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --input-file %t/g/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=TWIN --input-file %t/g/kernel.sm_90a.fallback.ptx
@@ -56,3 +65,19 @@
 // NONE-NOT: multicast
 // NONE-NOT: mapa
 // NONEINFO: grid [ceildiv(N, 128), ceildiv(M, 128), 1]
+
+// WARP: .visible .entry tessera_kernel_gemm(
+// WARP: .reqnctapercluster 1, 2, 1
+// WARP: setmaxnreg.dec.sync.aligned.u32
+// WARP: mbarrier.try_wait.parity.shared::cta.b64
+// WARP: mapa.shared::cluster.u32 remote
+// WARP-NEXT: mbarrier.arrive.shared::cluster.b64 _, [remote];
+// WARP: mbarrier.try_wait.parity.shared::cta.b64
+// WARP: mbarrier.arrive.expect_tx.shared::cta.b64
+// WARP: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [
+// WARP: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+// WARP: setmaxnreg.inc.sync.aligned.u32
+// WARP: wgmma.mma_async
+// WARP: barrier.cluster.arrive.release.aligned;
+
+// NOSPILL: 0 bytes spill stores, 0 bytes spill loads
