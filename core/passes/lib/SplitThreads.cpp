@@ -26,7 +26,9 @@
 // Only where the program cannot tell (threadCountDependence: no local
 // tiles, no fragment layouts written by the program, no ops the passes do
 // not interpret). A program keeps its threads with `attributes
-// {tile.split_threads = 1}` on the tile.kernel; TESSERA_SPLIT_THREADS=0
+// {tile.split_threads = 1}` on the tile.kernel; TESSERA_SPLIT_THREADS=<W>
+// applies the rule with W words on any target (A/B measurements: no
+// shipped target sets the key); TESSERA_SPLIT_THREADS=0
 // turns the pass off (A/B measurements; in the compile cache key) and
 // TESSERA_SPLIT_THREADS=explain puts a remark on each kernel of such a
 // target saying what it did or why not. A kernel whose threads changed
@@ -187,9 +189,18 @@ struct SplitThreadsPass : TargetPass<SplitThreadsPass> {
   /// Atoms the backend can emit (all when empty); set from C++ only.
   AtomFilter atomFilter;
 
-  void runWithTarget(const target::TargetDescription &t) {
+  void runWithTarget(const target::TargetDescription &target) {
     const char *env = std::getenv("TESSERA_SPLIT_THREADS");
     bool explain = env && std::string(env) == "explain";
+    // TESSERA_SPLIT_THREADS=<W> (a positive integer): the rule with W words
+    // on any target (A/B measurements; no shipped target sets the key).
+    target::TargetDescription t = target;
+    if (env) {
+      char *end = nullptr;
+      long w = std::strtol(env, &end, 10);
+      if (end != env && *end == 0 && w > 0)
+        t.maxFragmentWordsPerThread = w;
+    }
     if (t.maxFragmentWordsPerThread <= 0 || (env && std::string(env) == "0"))
       return;
     for (KernelOp kernel : kernelsOf(getOperation())) {

@@ -21,6 +21,10 @@
 // In the pipeline: right after tessera-widen-blocks; layout inference then
 // spreads gemm.mlir's accumulator over 4 x 2 subgroups.
 // RUN: env TESSERA_PLUGIN_PATH=%t/plugins %tessera-opt --tessera-pipeline=nvidia-vk --mlir-print-ir-after-all %examples/gemm.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
+// TESSERA_SPLIT_THREADS=<W> applies the rule on a target without the key.
+// RUN: env TESSERA_SPLIT_THREADS=64 %tessera-opt --tessera-split-threads=target=nvidia-vk %examples/gemm.mlir | FileCheck %s --check-prefix=ENVW
+// RUN: %tessera-opt --tessera-split-threads=target=nvidia-vk %examples/gemm.mlir | FileCheck %s --check-prefix=NONE
+// ENVW: threads = 256 attributes {tile.threads_from = 128 : i64}
 // NONE-NOT: tile.threads_from
 // WHY: remark: threads 128 -> 256: the largest fragment (128x128xf32 fragment) takes 64 words per thread instead of 128
 // WHY: remark: threads 128 -> 256: the largest fragment (128x128xf32 fragment) takes 64 words per thread instead of 128
