@@ -91,8 +91,7 @@ RunOptions parseArgs(int argc, char **argv) {
       if (f != "uniform" && f != "normal")
         fail("--fill takes 'uniform' or 'normal', got '" + f + "'");
       o.normal = f == "normal";
-    }
-    else if (a == "--iters" || a == "--warmup" || a == "--seed") {
+    } else if (a == "--iters" || a == "--warmup" || a == "--seed") {
       int64_t v;
       std::string s = value();
       if (!parseInt(s, v) || v < 0)

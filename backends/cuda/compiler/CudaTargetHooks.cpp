@@ -34,6 +34,18 @@ Value toI32(PtxEmitter &p, Value index) {
   return arith::IndexCastUIOp::create(p.b, p.loc, p.i32, index);
 }
 
+/// A bulk tensor copy's coordinates in inline-asm text: "{$first, ...}"
+/// for `rank` 32-bit operands, each also added to the constraints.
+void appendCoordinates(std::string &text, std::string &cons, int64_t first,
+                       int64_t rank) {
+  text += "{";
+  for (int64_t d = 0; d < rank; ++d) {
+    text += (d ? ", $" : "$") + std::to_string(first + d);
+    cons += ",r";
+  }
+  text += "}";
+}
+
 } // namespace
 
 namespace {
@@ -657,13 +669,10 @@ void CudaTargetHooks::issueBulkCopy(OpBuilder &b, Location loc,
                      "d.shared::cluster.global.tile.mbarrier::complete_tx::"
                      "bytes" +
                      std::string(multicast ? ".multicast::cluster" : "") +
-                     " [$0], [$1, {";
+                     " [$0], [$1, ";
   std::string cons = "r,l";
-  for (int64_t d = 0; d < rank; ++d) {
-    text += (d ? ", $" : "$") + std::to_string(2 + d);
-    cons += ",r";
-  }
-  text += "}], [$" + std::to_string(2 + rank) + "]";
+  appendCoordinates(text, cons, 2, rank);
+  text += "], [$" + std::to_string(2 + rank) + "]";
   cons += ",r";
   if (multicast) {
     // Every block of the cluster: a 16-bit mask of ranks.
@@ -838,13 +847,10 @@ void CudaTargetHooks::emitBulkStore(OpBuilder &b, Location loc,
   // the outer dims the tile does not cover.
   int64_t rank = c.tensorRank;
   std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
-                     "d.global.shared::cta.bulk_group [$0, {";
+                     "d.global.shared::cta.bulk_group [$0, ";
   std::string cons = "l";
-  for (int64_t d = 0; d < rank; ++d) {
-    text += (d ? ", $" : "$") + std::to_string(1 + d);
-    cons += ",r";
-  }
-  text += "}], [$" + std::to_string(1 + rank) + "];";
+  appendCoordinates(text, cons, 1, rank);
+  text += "], [$" + std::to_string(1 + rank) + "];";
   cons += ",r";
   Value src32 = toI32(p, shared);
   int64_t blocks = c.blockCols ? c.cols / c.blockCols : 1;

@@ -48,6 +48,13 @@
 // RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=NOSPILL --input-file %t/p/ptxas.sm_90a.txt
 // RUN: %tessera info %t/p.tsb | FileCheck %s --check-prefix=PINFO
+// Where the stages leave no room for a staging tile of its own (64-deep K
+// steps in 4 stages: 196 KiB, plus 64 KiB would pass 227 KiB), the
+// persistent kernel's epilogue stays the threads' stores.
+// RUN: sed -e 's/%%c32 = arith.constant 32 : index/%%c32 = arith.constant 64 : index/' -e 's/128x32xf16/128x64xf16/g; s/32x128xf16/64x128xf16/g' -e 's/stages = 3/stages = 4/' %examples/gemm.mlir > %t/deep.mlir
+// RUN: env TESSERA_TMA_STORE=1 TESSERA_PERSISTENT=1 %tessera compile %t/deep.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/pd.tsb --dump-dir %t/pd
+// RUN: FileCheck %s --check-prefix=OFF --input-file %t/pd/kernel.sm_90a.ptx
+// RUN: %tessera info %t/pd.tsb | FileCheck %s --check-prefix=PDINFO
 
 // The merged 128x256 block, warp-specialized (256 consumers + a copy
 // warpgroup): four 64-column blocks of 128 rows.
@@ -178,6 +185,7 @@
 
 // Off (TESSERA_TMA_STORE=0) and with persistent blocks (the
 // copy warp refills the stages during the epilogue): the threads store.
+// PDINFO: kernel gemm (symbol tessera_kernel_gemm): 384 threads, 196736 shared bytes, grid [min(
 // PINFO: kernel gemm (symbol tessera_kernel_gemm): 384 threads, 164864 shared bytes, grid [min(
 // PERSIST: .visible .entry tessera_kernel_gemm(
 // PERSIST-NOT: st.global
