@@ -277,6 +277,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_CLUSTERS",
       "TESSERA_CUDA_TWINS",
       "TESSERA_CUDA_WARP_SPECIALIZATION",
+      "TESSERA_EARLY_BULK",
       "TESSERA_EXP_FMA",
       "TESSERA_FMA_LAYOUT",
       "TESSERA_LD_LLD",

@@ -70,7 +70,7 @@ tile.func @attn_decode_combine(%Opart: !tile.tensor<[B, HS, Sq, 128], f32>,
     tile.parallel (%i, %d) in [16, 128] {
       %o = tile.load %acc[%i, %d] : !tile.tile<16x128xf32, fragment>
       %li = tile.load %l[%i] : !tile.tile<16xf32, fragment>
-      %on = arith.divf %o, %li : f32
+      %on = arith.divf %o, %li fastmath<arcp> : f32
       tile.store %on, %acc[%i, %d] : !tile.tile<16x128xf32, fragment>
     }
     tile.copy %acc, %O[%bb, %bh, %c0, %c0] : !tile.tile<16x128xf32, fragment>, !tile.tensor<[B, H, Sq, 128], f16>

@@ -97,7 +97,7 @@ tile.func @attn_decode_splitkv_d128(%Q: !tile.tensor<[B, H, Sq, 128], f16>,
     tile.parallel (%i, %d) in [16, 128] {
       %o = tile.load %acc[%i, %d] : !tile.tile<16x128xf32, fragment>
       %li = tile.load %l[%i] : !tile.tile<16xf32, fragment>
-      %on = arith.divf %o, %li : f32
+      %on = arith.divf %o, %li fastmath<arcp> : f32
       tile.store %on, %acc[%i, %d] : !tile.tile<16x128xf32, fragment>
     }
     tile.parallel (%i) in [16] {

@@ -96,7 +96,7 @@ tile.func @attn_fwd_d256_cross_f16(%Q: !tile.tensor<[B, H, Sq, 256], f16>,
     tile.parallel (%i, %d) in [64, 256] {
       %o = tile.load %acc[%i, %d] : !tile.tile<64x256xf32, fragment>
       %li = tile.load %l[%i] : !tile.tile<64xf32, fragment>
-      %on = arith.divf %o, %li : f32
+      %on = arith.divf %o, %li fastmath<arcp> : f32
       tile.store %on, %acc[%i, %d] : !tile.tile<64x256xf32, fragment>
     }
     tile.copy %acc, %O[%bb, %bh, %q0, %c0] : !tile.tile<64x256xf32, fragment>, !tile.tensor<[B, H, Sq, 256], f16>

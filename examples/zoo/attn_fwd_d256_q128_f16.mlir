@@ -101,7 +101,7 @@ tile.func @attn_fwd_d256_q128_f16(%Q: !tile.tensor<[B, H, Sq, 256], f16>,
     tile.parallel (%i, %d) in [128, 256] {
       %o = tile.load %acc[%i, %d] : !tile.tile<128x256xf32, fragment>
       %li = tile.load %l[%i] : !tile.tile<128xf32, fragment>
-      %on = arith.divf %o, %li : f32
+      %on = arith.divf %o, %li fastmath<arcp> : f32
       tile.store %on, %acc[%i, %d] : !tile.tile<128x256xf32, fragment>
     }
     tile.copy %acc, %O[%bb, %bh, %q0, %c0] : !tile.tile<128x256xf32, fragment>, !tile.tensor<[B, H, Sq, 256], f16>

@@ -105,7 +105,7 @@ tile.func @attn_sliding_window_d64(%Q: !tile.tensor<[B, H, S, 64], f16>,
     tile.parallel (%i, %d) in [64, 64] {
       %o = tile.load %acc[%i, %d] : !tile.tile<64x64xf32, fragment>
       %li = tile.load %l[%i] : !tile.tile<64xf32, fragment>
-      %on = arith.divf %o, %li : f32
+      %on = arith.divf %o, %li fastmath<arcp> : f32
       tile.store %on, %acc[%i, %d] : !tile.tile<64x64xf32, fragment>
     }
     tile.copy %acc, %O[%bb, %bh, %q0, %c0] : !tile.tile<64x64xf32, fragment>, !tile.tensor<[B, H, S, 64], f16>

@@ -230,6 +230,10 @@ private:
     /// partner block arrives on once it has finished reading the stage (a
     /// multicast refill writes into both blocks), or -1.
     int64_t peers = -1;
+    /// Copies before the loop that the copy warp issues first (specialize:
+    /// early bulk copies) complete on one barrier here, or -1; `early`
+    /// of them arrive on it.
+    int64_t prologue = -1, early = 0;
   };
   /// The kernel's blocks are paired along y (tile.cluster = 2, see
   /// RasterOrder.cpp); `clusterRank` is the block's rank in its pair.
@@ -248,6 +252,10 @@ private:
   /// the consumers and block barriers are among them only.
   int64_t consumerThreads = 0;
   void specialize(KernelOp kernel);
+  SmallVector<CopyOp> earlyBulkCopies(KernelOp kernel, scf::ForOp loop,
+                                      ArrayRef<Operation *> prologue,
+                                      const std::function<void(Value)> &need,
+                                      bool &pure);
   /// Persistent blocks (TargetHooks::persistentBlocks / persistentTwin):
   /// loops over the program's blocks, each with the linear block index as
   /// its induction variable (run() derives the block ids from it).
@@ -256,6 +264,9 @@ private:
   /// The kernel gets a copy warp (decided before the shared-memory plan of
   /// its barriers): copyWarpPays.
   bool copyWarp = false;
+  /// Early bulk copies and no drain barrier after a warp-specialized loop
+  /// (TESSERA_EARLY_BULK=0 turns both off): earlyBulkCopies.
+  bool earlyBulk = true;
   bool copyWarpPays(KernelOp kernel, int64_t sharedBytes);
   /// Turns of two consumer warpgroups (planTurns): whether this thread is
   /// in the first group; gemms marked `tile.turn` issue in turns.
@@ -337,6 +348,10 @@ private:
   void reorderUsedBy(Operation *op);
   void canonicalOpaqueOrder(Operation *scope);
   std::optional<BulkCopy> bulkCopyOf(AsyncCopyOp ac);
+  /// A bulk copy of global tensor `src` (`offsets` indices) into the whole
+  /// shared tile of `alloc` (or of a stage of it: `rt`), if the backend can.
+  std::optional<BulkCopy> bulkCopyInto(AllocOp alloc, TileType rt, Value src,
+                                       size_t offsets);
   int64_t planBulkPipelines(KernelOp kernel, int64_t base);
   const BulkPipeline *bulkPipelineOf(Operation *op) {
     auto id = op->getAttrOfType<IntegerAttr>("tile.pipeline");
@@ -362,7 +377,13 @@ private:
     return add(add(base, c(p.empties)),
                mul(slot, c(hooks.stageBarrierBytes())));
   }
+  Value prologueBarrier(const BulkPipeline &p) {
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBytes);
+    return add(base, c(p.prologue));
+  }
   LogicalResult lowerBulkCopy(AsyncCopyOp ac, const BulkPipeline &p);
+  LogicalResult lowerEarlyBulkCopy(CopyOp cp);
   /// Copies of a fragment to a global tensor that the backend stores whole
   /// (TargetHooks::canBulkStore): the threads write the fragment into a
   /// staging tile laid out as `copy` says, at byte `offset` of shared
@@ -2766,6 +2787,9 @@ LogicalResult Distributor::lowerOp(Operation *op) {
   } else if (auto cl = dyn_cast<ClearOp>(op)) {
     res = lowerFill(cl.getDst(),
                     zeroOf(b, loc, cl.getDst().getType().getElementType()));
+  } else if (auto cp = dyn_cast<CopyOp>(op);
+             cp && cp->hasAttr("tile.early_bulk")) {
+    res = lowerEarlyBulkCopy(cp);
   } else if (auto cp = dyn_cast<CopyOp>(op)) {
     res = lowerCopy(op, cp.getSrc(), cp.getSrcOffsets(), cp.getDst(),
                     cp.getDstOffsets(), cp.getTranspose(), false);
@@ -2800,10 +2824,17 @@ LogicalResult Distributor::lowerOp(Operation *op) {
     // After a stage wait the block only waits for every thread: the stage
     // was written by bulk copies, and ordinary writes before it were
     // published by the barriers that followed them.
+    // The drain after a warp-specialized loop waits for nothing: the copy
+    // warp copied only stages the loop waited for, and the consumers' own
+    // writes of shared memory carry their barriers (but for a bulk store
+    // right after the drain, which counts on its barrier: BulkStore).
+    bool drained = bulkPipelineOf(op) && w.getStage().empty() &&
+                   consumerThreads && earlyBulk &&
+                   !bulkStores.count(op->getNextNode());
     if (!staged && bulkPipelineOf(op) && w.getStage().size() == 2 &&
         !consumerThreads)
       hooks.emitBarrierAfterCopies(b, loc);
-    else if (!staged)
+    else if (!staged && !drained)
       barrier();
   } else if (auto sv = dyn_cast<StageViewOp>(op)) {
     auto it = shared.find(sv.getBuffer());
@@ -3151,6 +3182,9 @@ LogicalResult Distributor::run(DistributedKernel &out) {
         "has no shared-memory plan: run tessera-plan-shared first");
   scratchBase = llvm::alignTo(sb.getInt(), 128);
   copyWarp = copyWarpPays(kernel, sb.getInt());
+  if (const char *e = std::getenv("TESSERA_EARLY_BULK");
+      e && std::string(e) == "0")
+    earlyBulk = false;
   planBulkStores(kernel, sb.getInt());
   if (int64_t end =
           planMulticast(kernel, planBulkPipelines(kernel, sb.getInt()));
@@ -3349,6 +3383,9 @@ LogicalResult Distributor::run(DistributedKernel &out) {
           if (p.peers >= 0)
             hooks.emitBarrierInit(b, loc, peerBarrier(p, c(s)), 1);
         }
+      for (auto &[id, p] : bulkPipelines)
+        if (p.early > 0)
+          hooks.emitBarrierInit(b, loc, prologueBarrier(p), p.early);
       hooks.emitBarrierInitFence(b, loc);
     }
     // Every thread, the copy warp's too.
@@ -3794,6 +3831,8 @@ void Distributor::specialize(KernelOp kernel) {
     });
   if (!pure)
     return;
+  SmallVector<CopyOp> early =
+      earlyBulkCopies(kernel, loop, prologue, need, pure);
   // Persistent blocks: the stage barriers' phases run on across the tiles a
   // block walks, so both roles count iterations from a running base; the
   // copy warp fills the next tile's stages while the consumers finish the
@@ -3811,6 +3850,10 @@ void Distributor::specialize(KernelOp kernel) {
       }
   bool persist = hooks.persistentBlocks() && !kernel.getGrid().empty() && pt &&
                  stagesExclusive(kernel);
+  // (Persistent blocks would refill them per tile, after the consumers'
+  // last reads: they keep the threads' copies.)
+  if (persist)
+    early.clear();
 
   // Allocs first, then the split.
   Operation *firstOp = &kb.front();
@@ -3873,6 +3916,14 @@ void Distributor::specialize(KernelOp kernel) {
   IRMapping map;
   for (Operation *op : slice)
     b.clone(*op, map);
+  // The early copies first: the loop's first iteration reads them with its
+  // first stage.
+  for (CopyOp cp : early) {
+    Operation *cl = b.clone(*cp, map);
+    cl->setAttr("tile.early_bulk", b.getUnitAttr());
+    cl->setAttr("tile.pipeline", b.getI64IntegerAttr(id));
+  }
+  pipe.early = int64_t(early.size());
   Value lb = map.lookupOrDefault(loop.getLowerBound());
   Value ub = map.lookupOrDefault(loop.getUpperBound());
   Value step = map.lookupOrDefault(loop.getStep());
@@ -3929,6 +3980,13 @@ void Distributor::specialize(KernelOp kernel) {
   // the release of the stage the previous iteration read.
   for (Operation *op : prologue)
     op->erase();
+  // Where an early copy was, the consumers wait for it (phase 0: the
+  // barrier completes once).
+  for (CopyOp cp : early) {
+    b.setInsertionPoint(cp);
+    hooks.emitBarrierWait(b, cp.getLoc(), prologueBarrier(pipe), c(0));
+    cp->erase();
+  }
   SmallVector<Operation *> commits;
   kernel.walk([&](CommitGroupOp cg) {
     if (ours(cg))
@@ -4000,6 +4058,100 @@ void Distributor::specialize(KernelOp kernel) {
   hooks.emitPartialBarrier(b, l, threads, /*untilReads=*/true);
   scf::YieldOp::create(b, l, add(cBase, n));
   persistent = true;
+}
+
+/// Early bulk copies (specialize): copies of a global tensor into a whole
+/// shared tile at the top level before a warp-specialized loop (attention's
+/// Q block, a loop-invariant operand) that the copy warp issues as bulk
+/// copies before its first stage, completing on a barrier of their own; the
+/// consumers wait on it where the copy was instead of loading the tile
+/// themselves between two block barriers. Each copy must
+/// - be a bulk copy the backend accepts, into a tile no other op writes
+///   (its other users read it: gemm operands, copies from it) and some op
+///   of the loop reads, so that its bytes are no stage's and no tile's used
+///   before the loop;
+/// - come before any other use of shared memory by the consumers (the copy
+///   warp writes the tile before they do anything);
+/// - have offsets the copy warp can recompute (`need`, which adds their
+///   producers to its slice).
+/// TESSERA_EARLY_BULK=0 keeps the threads' copies.
+SmallVector<CopyOp> Distributor::earlyBulkCopies(
+    KernelOp kernel, scf::ForOp loop, ArrayRef<Operation *> prologue,
+    const std::function<void(Value)> &need, bool &pure) {
+  SmallVector<CopyOp> out;
+  if (!earlyBulk)
+    return out;
+  llvm::SmallPtrSet<Operation *, 4> issued(prologue.begin(), prologue.end());
+  auto usesShared = [](Operation *op) {
+    bool any = false;
+    op->walk([&](Operation *x) {
+      for (Value v : x->getOperands())
+        if (auto t = dyn_cast<TileType>(v.getType()); t && t.isShared())
+          any = true;
+    });
+    return any;
+  };
+  for (Operation &op : kernel.getBodyBlock()) {
+    if (&op == loop.getOperation())
+      break;
+    if (issued.contains(&op) || isa<AllocOp, CommitGroupOp>(op))
+      continue;
+    auto cp = dyn_cast<CopyOp>(op);
+    if (!cp) {
+      if (usesShared(&op))
+        break;
+      continue;
+    }
+    auto alloc = cp.getDst().getDefiningOp<AllocOp>();
+    if (!alloc || !alloc.getType().isShared() || cp.getTranspose() ||
+        !cp.getDstOffsets().empty() ||
+        !bulkCopyInto(alloc, alloc.getType(), cp.getSrc(),
+                      cp.getSrcOffsets().size()))
+      break;
+    bool onlyRead = true, readInLoop = false;
+    for (Operation *u : alloc->getUsers()) {
+      if (u == cp.getOperation())
+        continue;
+      if (auto g = dyn_cast<GemmOp>(u))
+        onlyRead &= g.getC() != alloc.getResult();
+      else if (auto c2 = dyn_cast<CopyOp>(u))
+        onlyRead &= c2.getDst() != alloc.getResult();
+      else
+        onlyRead = false;
+      readInLoop |= loop->isProperAncestor(u);
+    }
+    if (!onlyRead || !readInLoop)
+      break;
+    for (Value o : cp.getSrcOffsets())
+      need(o);
+    if (!pure) {
+      // (What need added to the slice is pure; the copy warp ignores it.)
+      pure = true;
+      break;
+    }
+    out.push_back(cp);
+  }
+  return out;
+}
+
+LogicalResult Distributor::lowerEarlyBulkCopy(CopyOp cp) {
+  const BulkPipeline *p = bulkPipelineOf(cp);
+  auto alloc = cp.getDst().getDefiningOp<AllocOp>();
+  auto it = shared.find(cp.getDst());
+  std::optional<BulkCopy> bc =
+      alloc ? bulkCopyInto(alloc, alloc.getType(), cp.getSrc(),
+                           cp.getSrcOffsets().size())
+            : std::nullopt;
+  if (!p || p->prologue < 0 || !bc || it == shared.end())
+    return cp.emitOpError("internal: an early bulk copy changed its mind");
+  const SharedTile &d = it->second;
+  Value bar = prologueBarrier(*p);
+  hooks.emitBarrierArriveExpect(b, loc, bar,
+                                bc->rows * bc->cols * bc->elemBytes);
+  hooks.emitBulkCopy(b, loc, *bc, globalMemref(cp.getSrc()), cp.getSrcOffsets(),
+                     sharedAddress(d, d.base), bar);
+  usedBulkCopies = true;
+  return success();
 }
 
 /// Ping-pong of two consumer warpgroups (TargetHooks::consumerTurns). In a
@@ -4201,14 +4353,21 @@ void Distributor::persistTwin(KernelOp kernel) {
 std::optional<BulkCopy> Distributor::bulkCopyOf(AsyncCopyOp ac) {
   auto sv = ac.getDst().getDefiningOp<StageViewOp>();
   auto alloc = sv ? sv.getBuffer().getDefiningOp<AllocOp>() : AllocOp();
-  auto gt = dyn_cast<GlobalTensorType>(ac.getSrc().getType());
+  if (!sv)
+    return std::nullopt;
+  return bulkCopyInto(alloc, cast<TileType>(sv.getResult().getType()),
+                      ac.getSrc(), ac.getSrcOffsets().size());
+}
+
+std::optional<BulkCopy> Distributor::bulkCopyInto(AllocOp alloc, TileType rt,
+                                                  Value src, size_t offsets) {
+  auto gt = dyn_cast<GlobalTensorType>(src.getType());
   if (!alloc || !gt || sharedRowPad(alloc) > 0)
     return std::nullopt;
-  auto rt = cast<TileType>(sv.getResult().getType());
   Type elem = rt.getElementType();
   if (rt.getRank() != 2 || gt.getRank() < 2 || gt.getElementType() != elem ||
-      ac.getSrcOffsets().size() != size_t(gt.getRank()) ||
-      !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
+      offsets != size_t(gt.getRank()) || !elem.isIntOrFloat() ||
+      elem.getIntOrFloatBitWidth() % 8)
     return std::nullopt;
   BulkCopy bc;
   bc.tensorRank = gt.getRank();
@@ -4279,6 +4438,8 @@ int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
     if (copyWarp) {
       p.empties = at;
       at += stages * bytes;
+      p.prologue = at;
+      at += bytes;
     }
     bulkPipelines[id] = p;
     end = at;

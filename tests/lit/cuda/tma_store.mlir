@@ -190,9 +190,9 @@
 // PERSIST: .visible .entry tessera_kernel_gemm(
 // PERSIST-NOT: st.global
 // PERSIST: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PERSIST: bar.sync 1,
 // PERSIST: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // PERSIST: cp.async.bulk.wait_group.read 0;
-// PERSIST: bar.sync 1,
 
 // OFF: .visible .entry tessera_kernel_gemm(
 // OFF-NOT: global.shared::cta.bulk_group

@@ -1,0 +1,62 @@
+// Early bulk copies: a copy of a global tensor into a whole shared tile
+// before a warp-specialized loop, which only the loop (and later ops) read
+// (attention's Q block), is issued by the copy warp as a TMA copy before
+// its first stage, completing on a barrier of its own; the consumers wait
+// on that barrier where the copy was, instead of loading the tile with
+// their own loads between two block barriers. The kernel then carries a
+// fourth tensor map (Q: slot 0, box 64 x 128 in two 64-column blocks).
+// The drain after the loop adds no barrier of its own. TESSERA_EARLY_BULK=0
+// keeps the threads' copy (and the drain's barrier); so do persistent
+// blocks (TESSERA_PERSISTENT=1), which would refill the tile per tile.
+// The normalization O = acc / l is written with fastmath<arcp>: one
+// reciprocal per row and a multiply per element, no div.rn.f32.
+// REQUIRES: tessera, plugin-cuda
+// RUN: rm -rf %t && mkdir -p %t/on %t/off %t/p %t/gqa
+// RUN: %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/on.tsb --dump-dir %t/on
+// RUN: FileCheck %s --input-file %t/on/kernel.sm_90a.ptx
+// RUN: env TESSERA_EARLY_BULK=0 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
+// RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
+// RUN: env TESSERA_PERSISTENT=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
+// RUN: FileCheck %s --check-prefix=OFF --input-file %t/p/kernel.sm_90a.ptx
+// RUN: %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
+// RUN: FileCheck %s --check-prefix=GQA --input-file %t/gqa/kernel.sm_90a.ptx
+
+// CHECK: tessera_tma_tessera_kernel_flash_attention_fwd_q128[208] = {84, 77, 65, 50, 4, 0, 0, 0,
+// CHECK: .visible .entry tessera_kernel_flash_attention_fwd_q128(
+// CHECK: .param .align 64 .b8 tessera_kernel_flash_attention_fwd_q128_param_25[128]
+// CHECK: .maxntid 384, 1, 1
+// CHECK-COUNT-5: mbarrier.init.shared::cta.b64
+// CHECK: setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK: mov.b64 [[QMAP:%rd[0-9]+]], tessera_kernel_flash_attention_fwd_q128_param_22;
+// CHECK: mbarrier.arrive.expect_tx.shared::cta.b64 _, [[[QBAR:%r[0-9]+]]], {{%r[0-9]+}};
+// CHECK: cvta.param.u64 [[QDESC:%rd[0-9]+]], [[QMAP]];
+// CHECK: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{{%r[0-9]+}}], [[[QDESC]], {{.*}}], [[[QBAR]]];
+// CHECK: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{{%r[0-9]+}}], [[[QDESC]], {{.*}}], [[[QBAR]]];
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK-NOT: ld.global
+// CHECK-NOT: bar.sync
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK-NOT: ld.global
+// CHECK-NOT: bar.sync
+// CHECK: wgmma.mma_async
+// CHECK-NOT: div.rn.f32
+// CHECK: rcp.rn.f32
+// CHECK-NOT: div.rn.f32
+// CHECK: stmatrix.sync.aligned
+
+// OFF: tessera_tma_tessera_kernel_flash_attention_fwd_q128[160] = {84, 77, 65, 50, 3, 0, 0, 0,
+// OFF: setmaxnreg.inc.sync.aligned.u32 232;
+// OFF: bar.sync 1,
+// OFF: ld.global.v4.b32
+// OFF: st.shared.v4.b32
+// OFF: bar.sync 1,
+// OFF: wgmma.mma_async
+
+// GQA: {84, 77, 65, 50, 4, 0, 0, 0,
+// GQA: setmaxnreg.dec.sync.aligned.u32 40;
+// GQA: mbarrier.arrive.expect_tx.shared::cta.b64
+// GQA: setmaxnreg.inc.sync.aligned.u32 232;
+// GQA-NOT: ld.global
+// GQA: mbarrier.try_wait.parity.shared::cta.b64
+// GQA-NOT: ld.global
+// GQA: wgmma.mma_async
