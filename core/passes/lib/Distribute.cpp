@@ -234,6 +234,10 @@ private:
     /// early bulk copies) complete on one barrier here, or -1; `early`
     /// of them arrive on it.
     int64_t prologue = -1, early = 0;
+    /// Persistent blocks: the consumers' release of the early copies' tiles
+    /// (one arrival per consumer warp each tile), which the copy warp waits
+    /// for before it copies the next tile's; or -1.
+    int64_t prologueEmpty = -1;
   };
   /// The kernel's blocks are paired along y (tile.cluster = 2, see
   /// RasterOrder.cpp); `clusterRank` is the block's rank in its pair.
@@ -289,6 +293,7 @@ private:
   }
   scf::ForOp beginTileLoop(KernelOp kernel, Location l, ValueRange inits);
   bool stagesExclusive(KernelOp kernel);
+  bool bytesExclusive(KernelOp kernel, AllocOp a);
   void persistTwin(KernelOp kernel);
   void hoistRefills(KernelOp kernel);
   /// Gemms that accumulate across the iterations of a pipelined loop into
@@ -377,10 +382,10 @@ private:
     return add(add(base, c(p.empties)),
                mul(slot, c(hooks.stageBarrierBytes())));
   }
-  Value prologueBarrier(const BulkPipeline &p) {
+  Value prologueBarrier(const BulkPipeline &p, bool empty = false) {
     Value base =
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBytes);
-    return add(base, c(p.prologue));
+    return add(base, c(empty ? p.prologueEmpty : p.prologue));
   }
   LogicalResult lowerBulkCopy(AsyncCopyOp ac, const BulkPipeline &p);
   LogicalResult lowerEarlyBulkCopy(CopyOp cp);
@@ -3384,8 +3389,12 @@ LogicalResult Distributor::run(DistributedKernel &out) {
             hooks.emitBarrierInit(b, loc, peerBarrier(p, c(s)), 1);
         }
       for (auto &[id, p] : bulkPipelines)
-        if (p.early > 0)
+        if (p.early > 0) {
           hooks.emitBarrierInit(b, loc, prologueBarrier(p), p.early);
+          if (persistent)
+            hooks.emitBarrierInit(b, loc, prologueBarrier(p, /*empty=*/true),
+                                  numWarps);
+        }
       hooks.emitBarrierInitFence(b, loc);
     }
     // Every thread, the copy warp's too.
@@ -3850,10 +3859,22 @@ void Distributor::specialize(KernelOp kernel) {
       }
   bool persist = hooks.persistentBlocks() && !kernel.getGrid().empty() && pt &&
                  stagesExclusive(kernel);
-  // (Persistent blocks would refill them per tile, after the consumers'
-  // last reads: they keep the threads' copies.)
+  // (Persistent blocks copy them again for each tile, once the consumers
+  // have released the last tile's: their bytes are no other tile's then,
+  // planBulkStores.)
   if (persist)
-    early.clear();
+    llvm::erase_if(early, [&](CopyOp cp) {
+      return !bytesExclusive(kernel, cp.getDst().getDefiningOp<AllocOp>());
+    });
+  auto tileIndex = [&](scf::ForOp walk) {
+    Location l = walk.getLoc();
+    return arith::DivUIOp::create(b, l,
+                                  arith::SubIOp::create(b, l,
+                                                        walk.getInductionVar(),
+                                                        walk.getLowerBound()),
+                                  walk.getStep())
+        .getResult();
+  };
 
   // Allocs first, then the split.
   Operation *firstOp = &kb.front();
@@ -3917,7 +3938,18 @@ void Distributor::specialize(KernelOp kernel) {
   for (Operation *op : slice)
     b.clone(*op, map);
   // The early copies first: the loop's first iteration reads them with its
-  // first stage.
+  // first stage. Persistent, from the second tile on, once the consumers
+  // have released the last tile's.
+  if (persist && !early.empty()) {
+    Value k = tileIndex(pTiles);
+    auto again = scf::IfOp::create(
+        b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, k, c(1)),
+        /*withElse=*/false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPoint(again.thenBlock()->getTerminator());
+    hooks.emitBarrierWait(b, l, prologueBarrier(pipe, /*empty=*/true),
+                          remC(arith::SubIOp::create(b, l, k, c(1)), 2));
+  }
   for (CopyOp cp : early) {
     Operation *cl = b.clone(*cp, map);
     cl->setAttr("tile.early_bulk", b.getUnitAttr());
@@ -3981,10 +4013,11 @@ void Distributor::specialize(KernelOp kernel) {
   for (Operation *op : prologue)
     op->erase();
   // Where an early copy was, the consumers wait for it (phase 0: the
-  // barrier completes once).
+  // barrier completes once; persistent, once per tile).
   for (CopyOp cp : early) {
     b.setInsertionPoint(cp);
-    hooks.emitBarrierWait(b, cp.getLoc(), prologueBarrier(pipe), c(0));
+    hooks.emitBarrierWait(b, cp.getLoc(), prologueBarrier(pipe),
+                          persist ? remC(tileIndex(cTiles), 2) : c(0));
     cp->erase();
   }
   SmallVector<Operation *> commits;
@@ -4050,6 +4083,17 @@ void Distributor::specialize(KernelOp kernel) {
     b.setInsertionPoint(relLast.thenBlock()->getTerminator());
     Value lastSlot = remC(arith::SubIOp::create(b, l, add(cBase, n), c(1)), S);
     hooks.emitBarrierArriveExpect(b, l, emptyBarrier(pipe, lastSlot), 0);
+  }
+  // The early copies' tiles are read (the drain waited for the gemms):
+  // the copy warp may copy the next tile's.
+  if (!early.empty()) {
+    auto rel = scf::IfOp::create(
+        b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, lane, c(0)),
+        /*withElse=*/false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPoint(rel.thenBlock()->getTerminator());
+    hooks.emitBarrierArriveExpect(b, l, prologueBarrier(pipe, /*empty=*/true),
+                                  0);
   }
   // (Only reads of this tile's shared tiles before the next tile's writes:
   // the gemms reading them were waited for; no fence for the epilogue's
@@ -4323,6 +4367,33 @@ bool Distributor::stagesExclusive(KernelOp kernel) {
   return ok;
 }
 
+/// Whether no other shared tile and no op's scratch (`tile.scratch_offset`)
+/// ever uses a byte of `a`'s (persistent blocks refill an early copy's tile
+/// for the next tile while this one's epilogue runs).
+bool Distributor::bytesExclusive(KernelOp kernel, AllocOp a) {
+  auto off = a->getAttrOfType<IntegerAttr>("offset");
+  if (!off)
+    return false;
+  int64_t lo = off.getInt(), hi = lo + sharedTileBytes(a.getType(), 0);
+  bool ok = true;
+  kernel.walk([&](Operation *op) {
+    int64_t olo = -1, ohi = -1;
+    if (auto o = dyn_cast<AllocOp>(op); o && o != a && o.getType().isShared()) {
+      auto oo = o->getAttrOfType<IntegerAttr>("offset");
+      olo = oo ? oo.getInt() : 0;
+      ohi =
+          oo ? olo + sharedTileBytes(o.getType(), sharedRowPad(o)) : INT64_MAX;
+    } else if (auto so =
+                   op->getAttrOfType<IntegerAttr>("tile.scratch_offset")) {
+      olo = so.getInt();
+      ohi = olo + stagingScratchBytes(op);
+    }
+    if (olo >= 0 && olo < hi && lo < ohi)
+      ok = false;
+  });
+  return ok;
+}
+
 /// The twin of a persistent kernel launches on its grid: its body (after
 /// the allocs) walks the program's blocks the same way, with a block
 /// barrier between tiles.
@@ -4439,7 +4510,8 @@ int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
       p.empties = at;
       at += stages * bytes;
       p.prologue = at;
-      at += bytes;
+      p.prologueEmpty = at + bytes;
+      at += 2 * bytes;
     }
     bulkPipelines[id] = p;
     end = at;
@@ -4522,11 +4594,21 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
   bool persist =
       copyWarp && hooks.persistentBlocks() && !kernel.getGrid().empty();
   llvm::SmallPtrSet<Operation *, 4> stageAllocs;
-  if (persist)
+  if (persist) {
     kernel.walk([&](StageViewOp sv) {
       if (auto a = sv.getBuffer().getDefiningOp<AllocOp>())
         stageAllocs.insert(a);
     });
+    // (And the tiles the copy warp may fill before the loop for the next
+    // tile, earlyBulkCopies: any tile a top-level copy from a global
+    // tensor fills.)
+    if (earlyBulk)
+      for (Operation &op : kernel.getBodyBlock())
+        if (auto cp = dyn_cast<CopyOp>(op);
+            cp && isa<GlobalTensorType>(cp.getSrc().getType()))
+          if (auto a = cp.getDst().getDefiningOp<AllocOp>())
+            stageAllocs.insert(a);
+  }
   SmallVector<Live> tiles;
   kernel.walk([&](AllocOp a) {
     if (!a.getType().isShared())

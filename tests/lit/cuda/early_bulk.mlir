@@ -6,8 +6,10 @@
 // their own loads between two block barriers. The kernel then carries a
 // fourth tensor map (Q: slot 0, box 64 x 128 in two 64-column blocks).
 // The drain after the loop adds no barrier of its own. TESSERA_EARLY_BULK=0
-// keeps the threads' copy (and the drain's barrier); so do persistent
-// blocks (TESSERA_PERSISTENT=1), which would refill the tile per tile.
+// keeps the threads' copy (and the drain's barrier). Persistent blocks
+// (TESSERA_PERSISTENT=1) copy Q again for each tile they walk, once every
+// consumer warp has released the last tile's Q on a second barrier (six
+// barriers: 2 stages, 2 releases, Q and its release).
 // The normalization O = acc / l is written with fastmath<arcp>: one
 // reciprocal per row and a multiply per element, no div.rn.f32.
 // REQUIRES: tessera, plugin-cuda
@@ -17,7 +19,7 @@
 // RUN: env TESSERA_EARLY_BULK=0 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
 // RUN: env TESSERA_PERSISTENT=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
-// RUN: FileCheck %s --check-prefix=OFF --input-file %t/p/kernel.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
 // RUN: %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
 // RUN: FileCheck %s --check-prefix=GQA --input-file %t/gqa/kernel.sm_90a.ptx
 
@@ -51,6 +53,17 @@
 // OFF: st.shared.v4.b32
 // OFF: bar.sync 1,
 // OFF: wgmma.mma_async
+
+// PERSIST: tessera_tma_tessera_kernel_flash_attention_fwd_q128[208] = {84, 77, 65, 50, 4, 0, 0, 0,
+// PERSIST-COUNT-6: mbarrier.init.shared::cta.b64
+// PERSIST-NOT: mbarrier.init
+// PERSIST: setmaxnreg.dec.sync.aligned.u32 40;
+// PERSIST: mov.u32 {{%r[0-9]+}}, %nctaid.x;
+// PERSIST: setmaxnreg.inc.sync.aligned.u32 232;
+// PERSIST-NOT: ld.global.v4
+// PERSIST: mbarrier.arrive.shared::cta.b64
+// PERSIST-NOT: ld.global.v4
+// PERSIST: ret;
 
 // GQA: {84, 77, 65, 50, 4, 0, 0, 0,
 // GQA: setmaxnreg.dec.sync.aligned.u32 40;
