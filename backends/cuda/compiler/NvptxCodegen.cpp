@@ -265,7 +265,15 @@ LogicalResult appendTensorMapParams(llvm::Module &mod, Location loc) {
   }
   llvm::LLVMContext &c = mod.getContext();
   auto *mapTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(c), 128);
-  for (auto &[f, uses] : calls) {
+  // In the module's order (each rewritten kernel moves to the end), not the
+  // map's, which follows addresses: the PTX lists the kernels the same way
+  // in every compile.
+  std::vector<llvm::Function *> order;
+  for (llvm::Function &f : mod)
+    if (calls.count(&f))
+      order.push_back(&f);
+  for (llvm::Function *f : order) {
+    std::vector<llvm::CallInst *> &uses = calls[f];
     unsigned maps = 0;
     for (llvm::CallInst *call : uses)
       maps = std::max<unsigned>(
