@@ -27,17 +27,19 @@
 // three stages at least (the pass deepens a loop of two to three where
 // three keep as many blocks per multiprocessor).
 //
-// Opt-in, TESSERA_MMA_OVERLAP=1: measured on the H100 (2026-11-27),
-// flash_attention_fwd (d128, S 4096) ran 6% slower with it (1.236 against
-// 1.167 ms) and attn_gqa_d128_causal 1% slower. Two blocks per SM (or two
-// consumer warpgroups) already keep the tensor cores busy while one of
-// them runs its softmax, and the rotated loop costs about 30 more
-// instructions an iteration (stage numbers modulo 3, the guard, a second
-// commit), about what the time grew by. It should pay where nothing else
-// overlaps a warpgroup's softmax with MMAs (one warpgroup alone on its SM),
-// or with stage numbers carried across iterations. On
-// flash_attention_fwd_q128 (two consumer warpgroups, one block per SM) it
-// is about 4% faster, 5-6% with consumer turns (docs/benchmarks.md).
+// When: by default where the block is alone on its multiprocessor (the
+// pipelining pass's estimate of blocks per SM by registers or shared memory
+// is 1), since nothing else then overlaps a warpgroup's softmax with MMAs;
+// TESSERA_MMA_OVERLAP=1 applies it wherever it can, =0 nowhere. Measured on
+// the H100: flash_attention_fwd (64-row blocks, two or three per SM) ran 6%
+// slower with it (2026-11-27: 1.236 against 1.167 ms at S 4096; the rotated
+// loop costs about 30 more instructions an iteration -- stage numbers modulo
+// 3, the guard, a second commit -- and the other blocks already overlap),
+// so the default leaves it off there; on blocks alone on their SM it paid
+// in two separate calls (2026-11-27 and 2026-11-28, docs/benchmarks.md):
+// flash_attention_fwd_q128 +1-5% at S 1024-8192 (causal and not),
+// attn_fwd_d256_q128_f16 +1-5%, and GQA (two blocks per SM by the estimate:
+// unchanged by default) within 1% either way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,9 +60,13 @@ using namespace tessera::tile;
 
 namespace tessera::passes {
 
-bool mmaOverlapEnabled() {
+MmaOverlapMode mmaOverlapMode() {
   const char *v = std::getenv("TESSERA_MMA_OVERLAP");
-  return v && std::string(v) == "1";
+  if (v && std::string(v) == "0")
+    return MmaOverlapMode::Off;
+  if (v && std::string(v) == "1")
+    return MmaOverlapMode::On;
+  return MmaOverlapMode::Alone;
 }
 
 namespace {
@@ -87,8 +93,6 @@ bool touches(Operation *op, const llvm::SmallPtrSetImpl<Value> &tiles) {
 std::optional<MmaOverlapPlan>
 planMmaOverlap(PipelinedOp loop, ArrayRef<Operation *> pipelinedCopies,
                const target::TargetDescription &tgt) {
-  if (!mmaOverlapEnabled())
-    return std::nullopt;
   // Persistent blocks (TESSERA_PERSISTENT=1, opt-in) renumber the stages
   // of the loop's own stage views and release the last stage right after
   // the loop's drain; the moved gemm's stages would not follow.

@@ -15,8 +15,11 @@ namespace tessera::passes {
 /// (MmaOverlap.cpp).
 inline constexpr llvm::StringLiteral kMmaAsyncAttr = "tile.mma_async";
 
-/// TESSERA_MMA_OVERLAP=1 (opt-in; MmaOverlap.cpp says why).
-bool mmaOverlapEnabled();
+/// TESSERA_MMA_OVERLAP: 0 off, 1 wherever the rewrite applies, unset (or
+/// anything else) where the block is alone on its multiprocessor
+/// (MmaOverlap.cpp says why).
+enum class MmaOverlapMode { Off, On, Alone };
+MmaOverlapMode mmaOverlapMode();
 
 /// The two gemms of a tile.pipelined loop whose last one may run beside the
 /// next iteration's work (MmaOverlap.cpp).
@@ -24,7 +27,8 @@ struct MmaOverlapPlan {
   tile::GemmOp first, last;
 };
 /// The plan for `loop` before it is pipelined, whose pipelined copies are
-/// `pipelinedCopies`; nullopt when the rewrite does not apply.
+/// `pipelinedCopies`; nullopt when the rewrite does not apply (the caller
+/// decides by mmaOverlapMode whether it is wanted).
 std::optional<MmaOverlapPlan>
 planMmaOverlap(tile::PipelinedOp loop,
                llvm::ArrayRef<mlir::Operation *> pipelinedCopies,

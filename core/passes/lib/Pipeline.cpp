@@ -193,7 +193,15 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
   // run an iteration ahead; two are deepened to three where that keeps as
   // many blocks per multiprocessor (by shared memory and registers).
   std::optional<MmaOverlapPlan> overlap;
-  if (S >= 2 && D == S - 1 && !cands.empty()) {
+  MmaOverlapMode overlapMode = mmaOverlapMode();
+  bool alone =
+      blocksByRegisters(kernelOp, tgt) <= 1 ||
+      tgt.sharedMemoryPerBlockOptin /
+              std::max<int64_t>(1, kernelSharedBytes + (S - 1) * buffered) <=
+          1;
+  if (S >= 2 && D == S - 1 && !cands.empty() &&
+      (overlapMode == MmaOverlapMode::On ||
+       (overlapMode == MmaOverlapMode::Alone && alone))) {
     SmallVector<Operation *> copies;
     for (auto &c : cands)
       copies.push_back(c.copy);

@@ -18,7 +18,7 @@
 // seed 16): its second gemm accumulates across the loop (its wait deferred
 // to the next iteration, wait_group 1), and the turn is passed right after
 // that commit, inside the loop, not after the loop's drain.
-// RUN: env TESSERA_PINGPONG=1 %tessera compile %S/Inputs/b2b_turns.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/b2b.tsb --dump-dir %t/b2b
+// RUN: env TESSERA_PINGPONG=1 TESSERA_MMA_OVERLAP=0 %tessera compile %S/Inputs/b2b_turns.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/b2b.tsb --dump-dir %t/b2b
 // RUN: FileCheck %s --check-prefix=B2B --input-file %t/b2b/kernel.sm_90a.ptx
 // RUN: env TESSERA_PINGPONG=1 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/bs.tsb --dump-dir %t/bs
 // RUN: FileCheck %s --check-prefix=BS --input-file %t/bs/kernel.sm_90a.ptx

@@ -9,7 +9,7 @@
 // offset in 16-byte units: one 32-bit add (TESSERA_WGMMA_DESC=0: shift, mask
 // and or of each address).
 //
-// With TESSERA_MMA_OVERLAP=1 (opt-in) the loop's P V of iteration i - 1 is
+// With TESSERA_MMA_OVERLAP=1 (forced; by default only blocks alone on their SM get it) the loop's P V of iteration i - 1 is
 // issued after S = Q K^T of iteration i (tessera-pipeline-loops;
 // passes/pipeline.mlir): both
 // are committed without waiting, the softmax waits for S only

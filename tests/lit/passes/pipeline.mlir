@@ -7,6 +7,11 @@
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/elementwise_add.mlir | FileCheck %s --check-prefix=HOST-ELEMENTWISE-ADD
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=1 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-OVERLAP
+// By default the overlap applies where the block is alone on its SM (the
+// 128-row flash program: its fragments take every register), not to the
+// 64-row one above (two blocks per SM); TESSERA_MMA_OVERLAP=0 turns it off.
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-DEFAULT
+// RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-OFF
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=1 TESSERA_PERSISTENT=1 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=GFX942-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-infer-layouts=target=host --tessera-swizzle-shared=target=host --tessera-pipeline-loops=target=host %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=HOST-FLASH-ATTENTION-FWD
@@ -47,13 +52,19 @@
 // SM90-FLASH-ATTENTION-FWD: tile.num_stages = 2 : i64
 // SM90-FLASH-ATTENTION-FWD: tile.wait_group pending = 0
 
-// TESSERA_MMA_OVERLAP=1 (opt-in), two gemms on asynchronous atoms (wgmma):
+// TESSERA_MMA_OVERLAP=1 (forced; by default only where the block is alone on its SM), two gemms on asynchronous atoms (wgmma):
 // P V of iteration i - 1 is issued
 // after S = Q K^T of iteration i (both run on while the softmax of i does),
 // guarded for the first iteration, and once more after the loop for the last
 // one; its V stage is the one that iteration filled. Three stages: the
 // refill of stage (i - 1) % 3 waits for that P V. (By default, and with
 // TESSERA_PERSISTENT=1, above: two stages, the program's order.)
+// SM90-Q128-DEFAULT: tile.alloc {{.*}} : <3x128x128xf16, shared>
+// SM90-Q128-DEFAULT: tile.gemm {{.*}} transpose_b clear {{{.*}}tile.mma_async
+// SM90-Q128-DEFAULT: tile.num_stages = 3
+// SM90-Q128-OFF: tile.alloc {{.*}} : <2x128x128xf16, shared>
+// SM90-Q128-OFF-NOT: tile.mma_async
+// SM90-Q128-OFF: tile.num_stages = 2
 // SM90-FLASH-OVERLAP: tile.alloc {{.*}} : <3x64x128xf16, shared>
 // SM90-FLASH-OVERLAP: tile.alloc {{.*}} : <3x64x128xf16, shared>
 // SM90-FLASH-OVERLAP: scf.for %[[IV:.*]] = %[[LB:.*]] to %[[UB:.*]] step %[[ST:[a-z0-9_]+]]
