@@ -14,7 +14,9 @@
 // and finally O = acc / l. Causal blocks stop at the diagonal block. The key
 // block 0 always holds a visible key for every row, so m is finite after the
 // first step and no exp(-inf - (-inf)) arises. The exps may be approximated
-// (`fastmath<afn>`): on NVIDIA GPUs they become one ex2.approx each.
+// (`fastmath<afn>`): on NVIDIA GPUs they become one ex2.approx each. The
+// final division may use a reciprocal (`fastmath<arcp>`): one per row and a
+// multiply per element instead of an IEEE division each.
 tile.func @flash_attention_fwd(%Q: !tile.tensor<[B, H, S, 128], f16>,
                                %K: !tile.tensor<[B, H, S, 128], f16>,
                                %V: !tile.tensor<[B, H, S, 128], f16>,
