@@ -92,29 +92,35 @@ bool touches(Operation *op, const llvm::SmallPtrSetImpl<Value> &tiles) {
 
 std::optional<MmaOverlapPlan>
 planMmaOverlap(PipelinedOp loop, ArrayRef<Operation *> pipelinedCopies,
-               const target::TargetDescription &tgt) {
+               const target::TargetDescription &tgt, std::string *why) {
+  auto no = [&](const char *reason) -> std::optional<MmaOverlapPlan> {
+    if (why)
+      *why = reason;
+    return std::nullopt;
+  };
   // Persistent blocks (TESSERA_PERSISTENT=1, opt-in) renumber the stages
   // of the loop's own stage views and release the last stage right after
   // the loop's drain; the moved gemm's stages would not follow.
   if (const char *p = std::getenv("TESSERA_PERSISTENT");
       p && std::string(p) == "1")
-    return std::nullopt;
+    return no("persistent blocks (TESSERA_PERSISTENT=1) renumber its stages");
   Block *body = &loop.getBodyBlock();
   SmallVector<GemmOp> gemms;
   for (Operation &op : body->without_terminator())
     if (auto g = dyn_cast<GemmOp>(op))
       gemms.push_back(g);
   if (gemms.size() < 2)
-    return std::nullopt;
+    return no("the loop body has fewer than two gemms at its top level");
   GemmOp first = gemms.front(), last = gemms.back();
   if (!asyncAtom(first, tgt) || !asyncAtom(last, tgt))
-    return std::nullopt;
+    return no("its first or last gemm is not on an asynchronous matrix atom");
   // Only pure ops (index arithmetic) after the last gemm: it moves past
   // them.
   for (Operation *op = last->getNextNode(); op && op != body->getTerminator();
        op = op->getNextNode())
     if (op->getNumRegions() || !isMemoryEffectFree(op))
-      return std::nullopt;
+      return no("an op after the last gemm has effects (it could not move "
+                "past it)");
   // The last gemm's tiles, and the shared ones the pipeline stages (their
   // copies fill another stage than the one it reads).
   llvm::SmallPtrSet<Value, 4> tiles;
@@ -128,7 +134,7 @@ planMmaOverlap(PipelinedOp loop, ArrayRef<Operation *> pipelinedCopies,
     if (staged.contains(&op))
       continue;
     if (touches(&op, tiles))
-      return std::nullopt;
+      return no("an op up to the first gemm touches the last gemm's tiles");
     if (&op == first.getOperation())
       break;
   }
@@ -136,7 +142,7 @@ planMmaOverlap(PipelinedOp loop, ArrayRef<Operation *> pipelinedCopies,
   // tiles allocated outside it) would not dominate its new place.
   for (Value v : {last.getA(), last.getB(), last.getC()})
     if (Operation *d = v.getDefiningOp(); d && d->getBlock() == body)
-      return std::nullopt;
+      return no("an operand of the last gemm is defined in the loop body");
   return MmaOverlapPlan{first, last};
 }
 

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <optional>
+#include <string>
 
 namespace tessera::passes {
 
@@ -17,7 +18,8 @@ inline constexpr llvm::StringLiteral kMmaAsyncAttr = "tile.mma_async";
 
 /// TESSERA_MMA_OVERLAP: 0 off, 1 wherever the rewrite applies, unset (or
 /// anything else) where the block is alone on its multiprocessor
-/// (MmaOverlap.cpp says why).
+/// (MmaOverlap.cpp says why); `explain` is the default with a remark on
+/// each loop of two or more gemms saying whether it applied and why not.
 enum class MmaOverlapMode { Off, On, Alone };
 MmaOverlapMode mmaOverlapMode();
 
@@ -29,10 +31,9 @@ struct MmaOverlapPlan {
 /// The plan for `loop` before it is pipelined, whose pipelined copies are
 /// `pipelinedCopies`; nullopt when the rewrite does not apply (the caller
 /// decides by mmaOverlapMode whether it is wanted).
-std::optional<MmaOverlapPlan>
-planMmaOverlap(tile::PipelinedOp loop,
-               llvm::ArrayRef<mlir::Operation *> pipelinedCopies,
-               const target::TargetDescription &tgt);
+std::optional<MmaOverlapPlan> planMmaOverlap(
+    tile::PipelinedOp loop, llvm::ArrayRef<mlir::Operation *> pipelinedCopies,
+    const target::TargetDescription &tgt, std::string *why = nullptr);
 /// After pipelining into `loop` (`t`: its iteration number from 0, in the
 /// body; `stages`: S), moves the plan's last gemm after the first one of
 /// the next iteration and after the loop.

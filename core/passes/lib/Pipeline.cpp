@@ -199,13 +199,25 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
       tgt.sharedMemoryPerBlockOptin /
               std::max<int64_t>(1, kernelSharedBytes + (S - 1) * buffered) <=
           1;
-  if (S >= 2 && D == S - 1 && !cands.empty() &&
-      (overlapMode == MmaOverlapMode::On ||
-       (overlapMode == MmaOverlapMode::Alone && alone))) {
+  // TESSERA_MMA_OVERLAP=explain: a remark on each loop of two or more gemms.
+  const char *overlapEnv = std::getenv("TESSERA_MMA_OVERLAP");
+  bool explain = overlapEnv && std::string(overlapEnv) == "explain" &&
+                 llvm::count_if(body->without_terminator(), [](Operation &op) {
+                   return isa<GemmOp>(op);
+                 }) >= 2;
+  std::string why;
+  if (overlapMode == MmaOverlapMode::Off)
+    why = "TESSERA_MMA_OVERLAP=0";
+  else if (!(S >= 2 && D == S - 1 && !cands.empty()))
+    why = "the loop pipelines no copies S - 1 stages ahead";
+  else if (overlapMode == MmaOverlapMode::Alone && !alone)
+    why = "more than one block fits per multiprocessor (their MMAs overlap "
+          "each other's element-wise work; TESSERA_MMA_OVERLAP=1 forces it)";
+  else {
     SmallVector<Operation *> copies;
     for (auto &c : cands)
       copies.push_back(c.copy);
-    overlap = planMmaOverlap(p, copies, tgt);
+    overlap = planMmaOverlap(p, copies, tgt, &why);
   }
   if (overlap && S == 2) {
     int64_t smem = tgt.sharedMemoryPerBlockOptin;
@@ -218,8 +230,18 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
       D = 2;
     }
   }
-  if (S < 3)
+  if (overlap && S < 3) {
     overlap.reset();
+    why = "three stages do not fit beside the kernel's other shared tiles "
+          "without fewer blocks per multiprocessor";
+  }
+  if (explain) {
+    if (overlap)
+      p.emitRemark("the last gemm runs beside the next iteration's work "
+                   "(three stages)");
+    else
+      p.emitRemark("the last gemm stays in its iteration: ") << why;
+  }
 
   auto forOp = scf::ForOp::create(b, loc, p.getLowerBound(), p.getUpperBound(),
                                   p.getStep());
