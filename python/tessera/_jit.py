@@ -18,6 +18,7 @@ CUDA tensors the image for their GPU's chip, each compiled on first use.
 
 import functools
 import os
+import re
 import sys
 
 from . import runtime as rt
@@ -98,7 +99,7 @@ class JITKernel:
     """A compiled prim_func; call it with the inputs (out_idx outputs are
     allocated and returned) or with every argument."""
 
-    def __init__(self, func, out_idx=None, target="auto"):
+    def __init__(self, func, out_idx=None, target="auto", pass_configs=None):
         if not isinstance(func, PrimFunc):
             raise TypeError("tessera.compile takes a T.prim_func, got %s"
                             % type(func).__name__)
@@ -119,6 +120,8 @@ class JITKernel:
         self.out_idx = idx
         self.in_idx = [i for i in range(n) if i not in idx]
         self.source = func.script
+        if _fast_math(pass_configs):
+            self.source = with_fast_math(self.source)
         self._bundles = {}  # target -> bytes
         self._kernels = {}  # device index -> runtime kernel
         self._signature = [rt.TENSOR if p.kind == "tensor" else
@@ -513,12 +516,51 @@ def _empty_like(like, shape, ir, kernel, param):
     return np.empty(shape, dtype=_NP[ir])
 
 
-def compile_func(func, out_idx=None, target="auto", **ignored):
-    """TileLang's ``tilelang.compile(func, out_idx=...)``."""
-    return JITKernel(func, out_idx=out_idx, target=target)
+def _fast_math(pass_configs):
+    """Whether TileLang's pass config "tl.enable_fast_math" is on (keys as
+    strings or as TileLang's PassConfigKey members, whose value is the
+    string)."""
+    for key, value in (pass_configs or {}).items():
+        name = getattr(key, "value", key)
+        if name == "tl.enable_fast_math" and value:
+            return True
+    return False
 
 
-def jit(func=None, *, out_idx=None, target="auto", **ignored):
+def with_fast_math(script):
+    """The tile IR with approximate math allowed, as TileLang's
+    "tl.enable_fast_math" asks: `fastmath<afn>` on the transcendental ops
+    (on NVIDIA GPUs an exp becomes one ex2.approx) and `fastmath<arcp>` on
+    float divisions (a reciprocal per divisor, then multiplies)."""
+    out = []
+    for line in script.split("\n"):
+        m = _FAST_UNARY.match(line)
+        if m:
+            line = "%s%s %s fastmath<afn> : %s%s" % m.groups("")
+        m = _FAST_DIV.match(line)
+        if m:
+            line = "%sarith.divf %s, %s fastmath<arcp> : %s%s" % m.groups("")
+        out.append(line)
+    return "\n".join(out)
+
+
+# (The parser's forms: `%v = math.exp %x : f32 loc(...)`.)
+_FAST_UNARY = re.compile(r"^(\s*%[\w.]+ = )(math\.(?:exp|exp2|log|log2|sqrt|"
+                         r"rsqrt|tanh)) (%[\w.]+) : (\w+)(\s+loc\(.*\))?$")
+_FAST_DIV = re.compile(r"^(\s*%[\w.]+ = )arith\.divf (%[\w.]+), (%[\w.]+) : "
+                       r"(\w+)(\s+loc\(.*\))?$")
+
+
+def compile_func(func, out_idx=None, target="auto", pass_configs=None,
+                 **ignored):
+    """TileLang's ``tilelang.compile(func, out_idx=..., pass_configs=...)``
+    (of the pass configs, "tl.enable_fast_math" is honoured)."""
+    return JITKernel(func, out_idx=out_idx, target=target,
+                     pass_configs=pass_configs)
+
+
+def jit(func=None, *, out_idx=None, target="auto", pass_configs=None,
+        **ignored):
     """TileLang's ``@tilelang.jit`` in lazy mode: the decorated function
     takes the kernel's parameters and returns a T.prim_func; calling it
     returns the compiled JITKernel (one per distinct argument tuple)."""
@@ -539,7 +581,8 @@ def jit(func=None, *, out_idx=None, target="auto", **ignored):
             if isinstance(prim, JITKernel):
                 kernel = prim
             else:
-                kernel = JITKernel(prim, out_idx=out_idx, target=target)
+                kernel = JITKernel(prim, out_idx=out_idx, target=target,
+                                   pass_configs=pass_configs)
             if key is not None:
                 kernels[key] = kernel
             return kernel

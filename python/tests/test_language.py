@@ -267,3 +267,39 @@ def test_use_swizzle_sets_the_block_order(rng):
         else:
             assert "tile.raster" not in ir
         np.testing.assert_allclose(k(a, b), a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_fast_math_pass_config(rng):
+    """pass_configs={"tl.enable_fast_math": True} (TileLang's key) marks the
+    transcendental ops `afn` and float divisions `arcp`; results stay within
+    the approximations' error on the CPU."""
+    @T.prim_func
+    def k(A: T.Tensor((8, 32), "float32"), L: T.Tensor((8,), "float32"),
+          B: T.Tensor((8, 32), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            a = T.alloc_fragment((8, 32), "float32")
+            l = T.alloc_fragment((8,), "float32")
+            o = T.alloc_fragment((8, 32), "float32")
+            T.copy(A[0, 0], a)
+            T.copy(L[0], l)
+            for i, j in T.Parallel(8, 32):
+                o[i, j] = T.exp2(a[i, j]) / l[i]
+            T.copy(o, B[0, 0])
+
+    plain = tessera.compile(k, out_idx=[2])
+    fast = tessera.compile(k, out_idx=[2],
+                           pass_configs={"tl.enable_fast_math": True})
+    assert "fastmath" not in plain.get_kernel_source()
+    src = fast.get_kernel_source()
+    assert "math.exp2" in src and "fastmath<afn>" in src, src
+    assert "fastmath<arcp>" in src, src
+    a = rng.standard_normal((8, 32)).astype(np.float32)
+    l = (rng.random(8) + 0.5).astype(np.float32)
+    want = np.exp2(a) / l[:, None]
+    np.testing.assert_allclose(plain(a, l), want, rtol=1e-6)
+    np.testing.assert_allclose(fast(a, l), want, rtol=1e-5)
+
+    @tessera.jit(out_idx=[-1], pass_configs={"tl.enable_fast_math": True})
+    def build(n):
+        return k
+    assert "fastmath<arcp>" in build(1).get_kernel_source()
