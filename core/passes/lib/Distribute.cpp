@@ -389,6 +389,10 @@ private:
   }
   LogicalResult lowerBulkCopy(AsyncCopyOp ac, const BulkPipeline &p);
   LogicalResult lowerEarlyBulkCopy(CopyOp cp);
+  /// Issues bulk copy `bc` of `src` at `offsets` into `d`, expected (one
+  /// arrival with its bytes) on the barrier `bar`; multicast to the pair.
+  void issueBulkCopy(const BulkCopy &bc, Value src, ValueRange offsets,
+                     const SharedTile &d, Value bar, bool multicast = false);
   /// Copies of a fragment to a global tensor that the backend stores whole
   /// (TargetHooks::canBulkStore): the threads write the fragment into a
   /// staging tile laid out as `copy` says, at byte `offset` of shared
@@ -4188,13 +4192,8 @@ LogicalResult Distributor::lowerEarlyBulkCopy(CopyOp cp) {
             : std::nullopt;
   if (!p || p->prologue < 0 || !bc || it == shared.end())
     return cp.emitOpError("internal: an early bulk copy changed its mind");
-  const SharedTile &d = it->second;
-  Value bar = prologueBarrier(*p);
-  hooks.emitBarrierArriveExpect(b, loc, bar,
-                                bc->rows * bc->cols * bc->elemBytes);
-  hooks.emitBulkCopy(b, loc, *bc, globalMemref(cp.getSrc()), cp.getSrcOffsets(),
-                     sharedAddress(d, d.base), bar);
-  usedBulkCopies = true;
+  issueBulkCopy(*bc, cp.getSrc(), cp.getSrcOffsets(), it->second,
+                prologueBarrier(*p));
   return success();
 }
 
@@ -4527,7 +4526,6 @@ LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
   if (!bc || it == shared.end() || !sv)
     return ac.emitOpError("internal: a bulk copy changed its mind");
   const SharedTile &d = it->second;
-  Value mem = globalMemref(ac.getSrc());
   // One thread issues: thread 0, or the copy warp's (already alone there).
   OpBuilder::InsertionGuard gd(b);
   if (!ac->hasAttr("tile.copy_warp")) {
@@ -4540,18 +4538,23 @@ LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
   if (multicast && !ac->hasAttr("tile.copy_warp") &&
       failed(releasePartnerStage(ac, p)))
     return failure();
-  Value bar = stageBarrier(p, sv.getStage());
+  issueBulkCopy(*bc, ac.getSrc(), ac.getSrcOffsets(), d,
+                stageBarrier(p, sv.getStage()), multicast);
+  return success();
+}
+
+void Distributor::issueBulkCopy(const BulkCopy &bc, Value src,
+                                ValueRange offsets, const SharedTile &d,
+                                Value bar, bool multicast) {
+  Value mem = globalMemref(src);
   // A multicast tile arrives whole: half from each block of the pair.
-  hooks.emitBarrierArriveExpect(b, loc, bar,
-                                bc->rows * bc->cols * bc->elemBytes);
+  hooks.emitBarrierArriveExpect(b, loc, bar, bc.rows * bc.cols * bc.elemBytes);
   if (multicast)
-    hooks.emitBulkCopyMulticast(b, loc, *bc, mem, ac.getSrcOffsets(),
+    hooks.emitBulkCopyMulticast(b, loc, bc, mem, offsets,
                                 sharedAddress(d, d.base), bar, clusterRank, 2);
   else
-    hooks.emitBulkCopy(b, loc, *bc, mem, ac.getSrcOffsets(),
-                       sharedAddress(d, d.base), bar);
+    hooks.emitBulkCopy(b, loc, bc, mem, offsets, sharedAddress(d, d.base), bar);
   usedBulkCopies = true;
-  return success();
 }
 
 /// Decides, on the tile IR as the core passes left it, which copies of a

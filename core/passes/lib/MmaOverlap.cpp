@@ -69,6 +69,11 @@ MmaOverlapMode mmaOverlapMode() {
   return MmaOverlapMode::Alone;
 }
 
+bool mmaOverlapExplain() {
+  const char *v = std::getenv("TESSERA_MMA_OVERLAP");
+  return v && std::string(v) == "explain";
+}
+
 namespace {
 
 bool asyncAtom(GemmOp g, const target::TargetDescription &tgt) {

@@ -22,6 +22,8 @@ inline constexpr llvm::StringLiteral kMmaAsyncAttr = "tile.mma_async";
 /// each loop of two or more gemms saying whether it applied and why not.
 enum class MmaOverlapMode { Off, On, Alone };
 MmaOverlapMode mmaOverlapMode();
+/// TESSERA_MMA_OVERLAP=explain.
+bool mmaOverlapExplain();
 
 /// The two gemms of a tile.pipelined loop whose last one may run beside the
 /// next iteration's work (MmaOverlap.cpp).

@@ -200,8 +200,7 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
               std::max<int64_t>(1, kernelSharedBytes + (S - 1) * buffered) <=
           1;
   // TESSERA_MMA_OVERLAP=explain: a remark on each loop of two or more gemms.
-  const char *overlapEnv = std::getenv("TESSERA_MMA_OVERLAP");
-  bool explain = overlapEnv && std::string(overlapEnv) == "explain" &&
+  bool explain = mmaOverlapExplain() &&
                  llvm::count_if(body->without_terminator(), [](Operation &op) {
                    return isa<GemmOp>(op);
                  }) >= 2;
