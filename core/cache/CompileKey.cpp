@@ -301,6 +301,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_SPIRV_STAGE_RESERVE",
       "TESSERA_SPIRV_STAGING_SPLIT",
       "TESSERA_SPIRV_WARPS2D",
+      "TESSERA_SPLIT_K",
       "TESSERA_SPLIT_THREADS",
       "TESSERA_STAGED_PIECE",
       "TESSERA_STMATRIX",

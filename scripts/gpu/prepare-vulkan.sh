@@ -13,7 +13,7 @@ vk=spirv64-unknown-vulkan1.3:nvidia-vk
 bin=build/default/bin
 export TESSERA_NO_CACHE=1
 rm -rf .devcarry/vk .devcarry/vkzoo && mkdir -p .devcarry/vk .devcarry/vkzoo
-for k in gemm gemm_bf16 gemm_fp8 gemm_relu gemm_bias_relu flash_attention_fwd softmax rmsnorm elementwise_add gemm_f32; do
+for k in gemm gemm_bf16 gemm_fp8 gemm_relu gemm_bias_relu flash_attention_fwd flash_attention_fwd_q128 softmax rmsnorm elementwise_add gemm_f32; do
   "$bin/tessera" compile "examples/$k.mlir" --target "$vk" --target "$host" -o ".devcarry/vk/$k.tsb"
 done
 # One bundle, three devices: the CUDA GPU, the same GPU through Vulkan, the host.

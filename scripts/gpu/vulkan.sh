@@ -33,6 +33,8 @@ check elementwise_add.tsb --shape N=4097; check elementwise_add.tsb --shape N=1
 for c in 0 1; do
   check flash_attention_fwd.tsb --shape B=1,H=2,S=1000 --scalar causal=$c --scalar sm_scale=0.0883883
   check flash_attention_fwd.tsb --shape B=2,H=1,S=17 --scalar causal=$c --scalar sm_scale=0.0883883
+  check flash_attention_fwd_q128.tsb --shape B=1,H=2,S=1000 --scalar causal=$c --scalar sm_scale=0.0883883
+  check flash_attention_fwd_q128.tsb --shape B=2,H=1,S=17 --scalar causal=$c --scalar sm_scale=0.0883883
 done
 echo "examples passed: $(grep -c 'check: passed' "$out/examples.txt")" | tee "$out/examples-summary.txt"
 

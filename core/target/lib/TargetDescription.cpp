@@ -353,6 +353,10 @@ TargetDescription readTarget(const toml::table &root, const std::string &file) {
   t.asyncCopy = *ack;
   if (r.has("min_pipeline_stages"))
     t.minPipelineStages = r.int32("min_pipeline_stages");
+  if (r.has("max_k_step_bytes"))
+    t.maxKStepBytes = r.int32("max_k_step_bytes");
+  if (r.has("min_k_step_macs"))
+    t.minKStepMacs = r.integer("min_k_step_macs", 0);
   if (r.has("cluster_multicast")) {
     t.clusterMulticast = r.int32("cluster_multicast");
     if (t.clusterMulticast != 1 && t.clusterMulticast != 2)

@@ -297,7 +297,7 @@
 // SM80-GEMM-BF16-128X128-COLBIAS-GELU: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-GEMM-BF16-128X256-SILU-LABEL: tile.func @gemm_bf16_128x256_silu(
-// SM90-GEMM-BF16-128X256-SILU: tile.kernel {{.*}}tile.shared_bytes = 196608 :
+// SM90-GEMM-BF16-128X256-SILU: tile.kernel {{.*}}tile.shared_bytes = 98304 :
 // SM90-GEMM-BF16-128X256-SILU: tile.gemm {{.*}}atom = "wgmma_m64n256k16_bf16_f32"
 // SM80-GEMM-BF16-128X256-SILU-LABEL: tile.func @gemm_bf16_128x256_silu(
 // SM80-GEMM-BF16-128X256-SILU: tile.kernel {{.*}}tile.shared_bytes = 147456 :

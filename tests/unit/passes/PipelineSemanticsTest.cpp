@@ -40,6 +40,10 @@ struct Case {
   /// Sizes of the symbolic dims (by name) and scalar arguments (by position).
   std::map<std::string, int64_t> dims;
   std::map<unsigned, double> scalars;
+  /// Tensors of small integers (-2..2): sums of their products are exact in
+  /// any order, so passes that change only the order in which a gemm's
+  /// products reach its accumulator (shorter K steps) must agree exactly.
+  bool integers = false;
 };
 
 /// Arguments for `func`: tensors of the named sizes with values in [-1, 1]
@@ -60,8 +64,9 @@ std::vector<reference::Arg> argsFor(tile::FuncOp func, const Case &c,
         arg.dims.push_back(size);
         n *= size;
       }
+      std::uniform_int_distribution<int> small(-2, 2);
       for (int64_t i = 0; i < n; ++i)
-        arg.data.push_back(dist(rng));
+        arg.data.push_back(c.integers ? double(small(rng)) : dist(rng));
     } else {
       auto it = c.scalars.find(a.getArgNumber());
       arg.scalar = it == c.scalars.end() ? 0.0 : it->second;
@@ -142,6 +147,31 @@ const Case kCases[] = {
      {{4, 0.125}}},
     {"examples/zoo/mlp_b2b_bf16.mlir", {{"M", 100}, {"F", 200}}, {}},
     {"examples/gemm.mlir", {{"M", 130}, {"N", 140}, {"K", 70}}, {}},
+    // Shorter K steps (tessera-split-k-steps; integer inputs, see Case):
+    // 128 -> 32 with K past the last full step and a step that starts past
+    // K; 64 -> 32 through a rank-reducing copy (batched) and B transposed
+    // (tt keeps its steps, A being transposed, as does fp8: the meaning
+    // holds either way).
+    {"examples/zoo/gemm_bf16_64x64_rowbias.mlir",
+     {{"M", 130}, {"N", 300}, {"K", 330}},
+     {},
+     true},
+    {"examples/zoo/gemm_bf16_64x64_rowbias.mlir",
+     {{"M", 70}, {"N", 60}, {"K", 20}},
+     {},
+     true},
+    {"examples/zoo/gemm_bf16_tt.mlir",
+     {{"M", 140}, {"N", 260}, {"K", 100}},
+     {},
+     true},
+    {"examples/zoo/gemm_batched_bf16.mlir",
+     {{"Bt", 2}, {"M", 130}, {"N", 140}, {"K", 90}},
+     {},
+     true},
+    {"examples/zoo/gemm_fp8_128x256_scaled.mlir",
+     {{"M", 130}, {"N", 270}, {"K", 200}},
+     {},
+     true},
 };
 
 /// More cases from the environment (random programs, say):

@@ -115,6 +115,31 @@ TEST(Target, MaxFragmentWordsPerThread) {
   EXPECT_EQ(with->maxFragmentWordsPerThread, 64);
 }
 
+TEST(Target, KStepKeys) {
+  // sm_90a sets both (tessera-split-k-steps); the others neither.
+  auto h = load("backends/cuda/targets/sm_90a.toml");
+  EXPECT_EQ(h.maxKStepBytes, 64);
+  EXPECT_EQ(h.minKStepMacs, 1048576);
+  EXPECT_EQ(load("backends/cuda/targets/sm_80.toml").maxKStepBytes, 0);
+  std::string err,
+      text = readFile(std::string(TESSERA_TEST_DIR) + "/made_up.toml");
+  std::string with = text;
+  with.replace(with.find("warp_size = 16"), 14,
+               "warp_size = 16\nmax_k_step_bytes = 32\nmin_k_step_macs = 4096");
+  auto t = parseTargetDescription(with, "made_up.toml", &err);
+  ASSERT_TRUE(t.has_value()) << err;
+  EXPECT_EQ(t->maxKStepBytes, 32);
+  EXPECT_EQ(t->minKStepMacs, 4096);
+  for (const char *bad : {"max_k_step_bytes = -1", "min_k_step_macs = -5"}) {
+    std::string b = text;
+    b.replace(b.find("warp_size = 16"), 14,
+              std::string("warp_size = 16\n") + bad);
+    EXPECT_FALSE(parseTargetDescription(b, "made_up.toml", &err).has_value())
+        << bad;
+    EXPECT_NE(err.find("must be >="), std::string::npos) << err;
+  }
+}
+
 TEST(Target, MadeUpTargetLoads) {
   std::string err;
   auto t = loadTargetDescription(

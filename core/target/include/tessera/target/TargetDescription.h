@@ -98,6 +98,12 @@ struct TargetDescription {
   /// Optional: software pipelines shallower than this are deepened to it
   /// where shared memory allows two blocks per multiprocessor (0: never).
   int minPipelineStages = 0;
+  /// Optional: pipelined GEMM loops whose operand rows per K step are wider
+  /// than this many bytes get shorter K steps (tessera-split-k-steps) where
+  /// each still does at least `minKStepMacs` multiply-adds per block (0:
+  /// never for this reason).
+  int maxKStepBytes = 0;
+  int64_t minKStepMacs = 0;
   /// Optional: blocks of one thread-block cluster that one copy can fill at
   /// once (a multicast bulk copy), or 1: no clusters. tessera-raster-order
   /// pairs GEMM blocks that share an operand into clusters where this is 2.

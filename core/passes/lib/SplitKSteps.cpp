@@ -1,0 +1,421 @@
+//===- SplitKSteps.cpp - tessera-split-k-steps ----------------------------===//
+//
+// Shortens the K step of a pipelined GEMM loop that the program wrote wider
+// than the target runs best. A loop
+//
+//   tile.pipelined %kt = %lb to %ub step %c1 stages = S {
+//     %k0 = arith.muli %kt, %cBK : index
+//     tile.copy %A[%row, %k0], %As : ..., !tile.tile<128x128xbf16, shared>
+//     tile.copy %B[%k0, %col], %Bs : ..., !tile.tile<128x256xbf16, shared>
+//     tile.gemm %As, %Bs, %Cf : ...
+//   }
+//
+// becomes the same loop over [2 lb, 2 ub) with K steps of BK / 2 (the tiles
+// copied in it half as deep along K). The rewrite is exact: the two halves
+// of a step copy the same elements (masked at the tensor's edges the same
+// way) and the gemms accumulate them into C in the same order, so C gets
+// the same sequence of multiply-adds; a half past the end of K copies
+// zeros, as the masked part of the wider step did.
+//
+// Which loops: at the top of a loop body only
+//   - copies of a global tensor into a shared tile allocated outside the loop
+//     whose offsets are loop-invariant except one, `iv * BK` (one constant
+//     BK for the loop, the induction variable used nowhere else, step 1), at
+//     the tensor dimension the tile covers with extent BK;
+//   - gemms whose A and B are such tiles, with K along that dimension (A's
+//     columns, or rows with transpose_a; B's rows, or columns with
+//     transpose_b), accumulating (no `clear`) into a C defined outside the
+//     loop;
+//   - side-effect-free index arithmetic.
+// Those tiles must have no other users. Anything else keeps the loop as
+// written (attention loops, epilogues in the loop, gemms that clear, ...).
+//
+// When: while BK / 2 is a whole number of at least two K steps of the MMA
+// atom the gemms' types take (wgmma bf16: 16, so down to 32), and either
+//   - the loop's shared tiles, multi-buffered, would leave the pipeline
+//     fewer than the target's `min_pipeline_stages` stages in the block's
+//     shared memory (sm_90a: 4; a merged 128x256 block of gemm_bf16_64x64_
+//     rowbias's 128-deep steps holds 96 KiB per stage: two stages), or
+//   - an operand row of the step is wider than `max_k_step_bytes` (sm_90a:
+//     64), each half still does at least `min_k_step_macs` multiply-adds
+//     per block (sm_90a: 128 x 256 x 32; small blocks keep long steps: their
+//     waits and barriers cost as much as their MMAs), no gemm reads A with K
+//     along its rows (transpose_a) and none has 8-bit operands (both
+//     measured slower).
+// Measured on an H200 (2026-11-28, same runs): gemm_bf16_64x64_rowbias
+// merged to 128x256 blocks, 4096^3: 128-deep steps (2 stages) 0.259 ms,
+// 64-deep (4 stages) 0.194, 32-deep 0.186; 8192^3: 2.05 / 1.51 / 1.46 ms.
+// 64 -> 32 (bf16) and 128 -> 64 (fp8) on the zoo's other GEMMs at 4096:
+// colbias_gelu -2.6%, batched -3.1%, fp8_128x256_scaled -3.9%, splitk_f32
+// -1.0%, 128x256_silu +0.2% (time); gemm_bf16_tt (A transposed) +15%;
+// gemm_fp8 +0.8% at 4096^3, +5.3% at 8192^3.
+//
+// TESSERA_SPLIT_K=0 turns the pass off, =stages applies only the first rule
+// (A/B measurements; both in the compile cache key), =explain puts a remark
+// on each pipelined loop saying what it did or why not. A split loop carries
+// `tile.k_step_from = BK` (the step the program wrote; --print-ir-after-all).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PassCommon.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/Pass.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <string>
+
+using namespace mlir;
+using namespace tessera;
+using namespace tessera::tile;
+
+namespace tessera::passes {
+namespace {
+
+enum class Mode { Off, Stages, All };
+
+/// A pipelined loop the pass may split: its K step, the shared tiles whose
+/// dimension `dims[i]` follows it, and the ops to rewrite.
+struct KLoop {
+  PipelinedOp loop;
+  int64_t step = 0;  ///< BK
+  arith::MulIOp mul; ///< iv * BK
+  unsigned constIdx; ///< which operand of `mul` is BK
+  llvm::SmallVector<AllocOp> tiles;
+  llvm::SmallVector<int64_t> dims;
+  llvm::SmallVector<GemmOp> gemms;
+};
+
+/// The tile dimension a copy from a global tensor puts tensor dimension
+/// `t` in, or -1 (a leading dimension of a rank-reducing copy).
+int64_t tileDimOf(CopyOp c, unsigned t) {
+  auto src = cast<GlobalTensorType>(c.getSrc().getType());
+  auto dst = cast<TileType>(c.getDst().getType());
+  int64_t lead = src.getRank() - dst.getRank();
+  int64_t d = int64_t(t) - lead;
+  if (d < 0)
+    return -1;
+  if (c.getTranspose())
+    d = dst.getRank() - 1 - d;
+  return d;
+}
+
+/// Finds whether `p` has the form above; `why` says why not.
+std::optional<KLoop> analyze(PipelinedOp p, std::string &why) {
+  KLoop k;
+  k.loop = p;
+  Block &body = p.getBodyBlock();
+  if (!matchPattern(p.getStep(), m_One())) {
+    why = "the loop's step is not 1";
+    return std::nullopt;
+  }
+  Value iv = p.getInductionVar();
+  if (!iv.hasOneUse()) {
+    why = "the induction variable is used other than once, as iv * BK";
+    return std::nullopt;
+  }
+  k.mul = dyn_cast<arith::MulIOp>(iv.use_begin()->getOwner());
+  APInt bk;
+  if (!k.mul || k.mul->getBlock() != &body) {
+    why = "the induction variable is not multiplied by a constant K step";
+    return std::nullopt;
+  }
+  k.constIdx = k.mul.getLhs() == iv ? 1 : 0;
+  if (!matchPattern(k.mul->getOperand(k.constIdx), m_ConstantInt(&bk)) ||
+      bk.getSExtValue() <= 1) {
+    why = "the induction variable is not multiplied by a constant K step";
+    return std::nullopt;
+  }
+  k.step = bk.getSExtValue();
+  Value k0 = k.mul.getResult();
+  llvm::DenseMap<Value, int64_t> dimOf; // shared tile -> dimension along K
+  for (Operation &op : body.without_terminator()) {
+    if (&op == k.mul.getOperation())
+      continue;
+    if (auto c = dyn_cast<CopyOp>(&op)) {
+      auto dt = dyn_cast<TileType>(c.getDst().getType());
+      auto alloc = c.getDst().getDefiningOp<AllocOp>();
+      if (!isa<GlobalTensorType>(c.getSrc().getType()) || !dt ||
+          !dt.isShared() || !alloc || p->isAncestor(alloc)) {
+        why = "a copy in the loop is not from a global tensor into a shared "
+              "tile allocated outside it";
+        return std::nullopt;
+      }
+      int64_t dim = -1;
+      for (auto [i, o] : llvm::enumerate(c.getSrcOffsets())) {
+        if (o == k0) {
+          int64_t d = tileDimOf(c, i);
+          if (d < 0 || dim >= 0 || dt.getShape()[d] != k.step) {
+            why = "a copy's K offset is not at a tile dimension of extent BK";
+            return std::nullopt;
+          }
+          dim = d;
+          continue;
+        }
+        if (Operation *def = o.getDefiningOp(); def && p->isAncestor(def)) {
+          why = "a copy's offset other than iv * BK is computed in the loop";
+          return std::nullopt;
+        }
+      }
+      if (dim < 0 || !c.getDstOffsets().empty() || dimOf.count(c.getDst())) {
+        why = "a copy in the loop does not follow the K step";
+        return std::nullopt;
+      }
+      dimOf[c.getDst()] = dim;
+      k.tiles.push_back(alloc);
+      k.dims.push_back(dim);
+      continue;
+    }
+    if (auto g = dyn_cast<GemmOp>(&op)) {
+      if (g.getClear()) {
+        why = "a gemm in the loop clears its accumulator";
+        return std::nullopt;
+      }
+      if (Operation *def = g.getC().getDefiningOp();
+          !def || p->isAncestor(def)) {
+        why = "a gemm's accumulator is not defined outside the loop";
+        return std::nullopt;
+      }
+      k.gemms.push_back(g);
+      continue;
+    }
+    if (isMemoryEffectFree(&op) && op.getNumRegions() == 0 &&
+        llvm::all_of(op.getResultTypes(), [](Type t) { return t.isIndex(); })) {
+      // Index arithmetic: it must not see the K step.
+      for (Value o : op.getOperands())
+        if (o == k0) {
+          why = "iv * BK is used other than as a copy offset";
+          return std::nullopt;
+        }
+      continue;
+    }
+    why = "the loop holds an op other than copies, accumulating gemms and "
+          "index arithmetic ('" +
+          op.getName().getStringRef().str() + "')";
+    return std::nullopt;
+  }
+  if (k.gemms.empty()) {
+    why = "the loop has no gemm";
+    return std::nullopt;
+  }
+  for (GemmOp g : k.gemms) {
+    auto a = dimOf.find(g.getA()), b = dimOf.find(g.getB());
+    if (a == dimOf.end() || b == dimOf.end() ||
+        a->second != (g.getTransposeA() ? 0 : 1) ||
+        b->second != (g.getTransposeB() ? 1 : 0)) {
+      why = "a gemm's A or B is not a tile copied along K in the loop";
+      return std::nullopt;
+    }
+  }
+  // The tiles are read by those gemms alone (and written by their copy).
+  for (AllocOp a : k.tiles)
+    for (OpOperand &u : a.getResult().getUses()) {
+      Operation *o = u.getOwner();
+      if (auto c = dyn_cast<CopyOp>(o); c && c.getDst() == a.getResult() &&
+                                        o->getParentOp() == p.getOperation())
+        continue;
+      if (auto g = dyn_cast<GemmOp>(o);
+          g && llvm::is_contained(k.gemms, g) && g.getC() != a.getResult())
+        continue;
+      why = "a tile copied in the loop has another user";
+      return std::nullopt;
+    }
+  return k;
+}
+
+/// The K step of the gemms' MMA atom (the largest the target has for their
+/// types; 1 for vector FMA).
+int64_t atomK(const KLoop &k, const target::TargetDescription &tgt) {
+  int64_t most = 1;
+  for (GemmOp g : k.gemms) {
+    auto at = cast<TileType>(g.getA().getType());
+    auto ct = cast<TileType>(g.getC().getType());
+    for (const target::MmaAtom *atom :
+         tgt.findMmaAtoms(dataTypeName(at.getElementType()),
+                          dataTypeName(ct.getElementType())))
+      if (atom->kind != target::MmaKind::Fma)
+        most = std::max<int64_t>(most, atom->k);
+  }
+  return most;
+}
+
+int64_t tileBytesOf(TileType t) {
+  return t.getNumElements() * elementBytes(t.getElementType());
+}
+
+/// Whether to halve the step, and why (or why not).
+bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
+                 const target::TargetDescription &tgt, Mode mode,
+                 std::string &why) {
+  int64_t half = step / 2;
+  int64_t ak = atomK(k, tgt);
+  if (step % 2 != 0 || half % ak != 0 || half < 2 * ak) {
+    why = "a step of " + std::to_string(half) +
+          " would be less than two K steps of the MMA atom (" +
+          std::to_string(ak) + ")";
+    return false;
+  }
+  // Bytes of the loop's tiles (at `step`) and of the kernel's other shared
+  // tiles.
+  int64_t buffered = 0, rowBytes = 0;
+  llvm::SmallPtrSet<Operation *, 4> ours;
+  for (auto [alloc, d] : llvm::zip(k.tiles, k.dims)) {
+    AllocOp a = alloc;
+    TileType t = a.getType();
+    int64_t bytes = tileBytesOf(t) / t.getShape()[d] * step;
+    buffered += bytes;
+    rowBytes =
+        std::max<int64_t>(rowBytes, step * elementBytes(t.getElementType()));
+    ours.insert(a);
+  }
+  int64_t others = 0;
+  kernel.walk([&](AllocOp a) {
+    if (a.getType().isShared() && !ours.contains(a))
+      others += tileBytesOf(a.getType());
+  });
+  int64_t room = tgt.sharedMemoryPerBlockOptin - others;
+  int64_t stages = buffered > 0 ? room / buffered : 0;
+  if (tgt.minPipelineStages > 0 && stages < tgt.minPipelineStages) {
+    why = "K steps of " + std::to_string(step) + " leave room for " +
+          std::to_string(stages) + " stages, fewer than the " +
+          std::to_string(tgt.minPipelineStages) + " of target '" + tgt.name +
+          "'";
+    return true;
+  }
+  // Gemms reading A with K along its rows (transpose_a) keep their steps
+  // under this rule: gemm_bf16_tt split from 64 to 32 ran 15% slower on an
+  // H200 (2026-11-28) while gemms with K along A's columns gained 1-4%.
+  bool kMajorA =
+      llvm::none_of(k.gemms, [](GemmOp g) { return g.getTransposeA(); });
+  // 8-bit operands likewise: gemm_fp8 at 8192^3 split from 128 to 64 ran
+  // 0.800 ms against 0.760 (H200, 2026-11-28; 4096^3 and the zoo's
+  // fp8_128x256_scaled within 1-4% either way).
+  bool wide = llvm::all_of(k.gemms, [](GemmOp g) {
+    return elementBytes(cast<TileType>(g.getA().getType()).getElementType()) >=
+               2 &&
+           elementBytes(cast<TileType>(g.getB().getType()).getElementType()) >=
+               2;
+  });
+  if (mode == Mode::All && tgt.maxKStepBytes > 0 && kMajorA && wide &&
+      rowBytes > tgt.maxKStepBytes) {
+    int64_t macs = 0;
+    for (GemmOp g : k.gemms) {
+      auto ct = cast<TileType>(g.getC().getType());
+      macs = std::max<int64_t>(macs, ct.getNumElements() * half);
+    }
+    if (macs >= tgt.minKStepMacs) {
+      why = "operand rows of " + std::to_string(rowBytes) +
+            " bytes per K step, more than the " +
+            std::to_string(tgt.maxKStepBytes) + " of target '" + tgt.name + "'";
+      return true;
+    }
+    why = "steps of " + std::to_string(half) + " would do " +
+          std::to_string(macs) + " multiply-adds per block, fewer than the " +
+          std::to_string(tgt.minKStepMacs) + " of target '" + tgt.name + "'";
+    return false;
+  }
+  if (!kMajorA && tgt.maxKStepBytes > 0 && rowBytes > tgt.maxKStepBytes) {
+    why = "a gemm reads A with K along its rows (transpose_a), which ran "
+          "slower with shorter steps";
+    return false;
+  }
+  if (!wide && tgt.maxKStepBytes > 0 && rowBytes > tgt.maxKStepBytes) {
+    why = "a gemm has 8-bit operands, which ran slower with shorter steps";
+    return false;
+  }
+  why = "K steps of " + std::to_string(step) + " fit " +
+        std::to_string(stages) + " stages with operand rows of " +
+        std::to_string(rowBytes) + " bytes";
+  return false;
+}
+
+void rewrite(KLoop &k, int64_t factor) {
+  PipelinedOp p = k.loop;
+  MLIRContext *ctx = p.getContext();
+  OpBuilder b(p);
+  Location loc = p.getLoc();
+  Value f = arith::ConstantIndexOp::create(b, loc, factor);
+  p->setOperand(0, arith::MulIOp::create(b, loc, p.getLowerBound(), f));
+  p->setOperand(1, arith::MulIOp::create(b, loc, p.getUpperBound(), f));
+  b.setInsertionPoint(k.mul);
+  k.mul->setOperand(k.constIdx, arith::ConstantIndexOp::create(
+                                    b, k.mul.getLoc(), k.step / factor));
+  for (auto [alloc, d] : llvm::zip(k.tiles, k.dims)) {
+    AllocOp a = alloc;
+    TileType t = a.getType();
+    SmallVector<int64_t> shape(t.getShape());
+    shape[d] /= factor;
+    a.getResult().setType(TileType::get(ctx, shape, t.getElementType(),
+                                        t.getMemorySpace(), t.getLayout()));
+  }
+  p->setAttr("tile.k_step_from", b.getI64IntegerAttr(k.step));
+}
+
+struct SplitKStepsPass : TargetPass<SplitKStepsPass> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SplitKStepsPass)
+  SplitKStepsPass() = default;
+  SplitKStepsPass(const SplitKStepsPass &o) : TargetPass(o) {}
+  StringRef getName() const override { return "TesseraSplitKSteps"; }
+  StringRef getArgument() const override { return "tessera-split-k-steps"; }
+  StringRef getDescription() const override {
+    return "Shorten the K step of pipelined GEMM loops written wider than "
+           "the target runs best (exact: the same multiply-adds in the same "
+           "order)";
+  }
+  void runWithTarget(const target::TargetDescription &t) {
+    const char *env = std::getenv("TESSERA_SPLIT_K");
+    std::string e = env ? env : "";
+    bool explain = e == "explain";
+    Mode mode = e == "0" ? Mode::Off : e == "stages" ? Mode::Stages : Mode::All;
+    if (mode == Mode::Off || (t.minPipelineStages <= 0 && t.maxKStepBytes <= 0))
+      return;
+    for (KernelOp kernel : kernelsOf(getOperation())) {
+      SmallVector<PipelinedOp> loops;
+      kernel.walk([&](PipelinedOp p) { loops.push_back(p); });
+      for (PipelinedOp p : loops) {
+        // Split once: a loop that records its step was split before.
+        if (p->hasAttr("tile.k_step_from"))
+          continue;
+        std::string why;
+        std::optional<KLoop> k = analyze(p, why);
+        if (!k) {
+          if (explain)
+            p.emitRemark() << "K step kept: " << why;
+          continue;
+        }
+        int64_t step = k->step, factor = 1;
+        std::string first;
+        while (shouldSplit(*k, step, kernel, t, mode, why)) {
+          if (first.empty())
+            first = why;
+          step /= 2;
+          factor *= 2;
+        }
+        if (factor == 1) {
+          if (explain)
+            p.emitRemark() << "K step " << k->step << " kept: " << why;
+          continue;
+        }
+        rewrite(*k, factor);
+        if (explain)
+          p.emitRemark() << "K step " << k->step << " -> " << step << ": "
+                         << first << " (stopped: " << why << ")";
+      }
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createSplitKStepsPass(const std::string &target) {
+  return makeTargetPass<SplitKStepsPass>(target);
+}
+void registerSplitKStepsPass() { PassRegistration<SplitKStepsPass>(); }
+
+} // namespace tessera::passes
