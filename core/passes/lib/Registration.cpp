@@ -17,7 +17,7 @@ void registerPlanSharedPass();
 void registerRasterOrderPass();
 void registerWidenBlocksPass();
 void registerSplitThreadsPass();
-void registerSplitKStepsPass();
+void registerKStepsPass();
 void registerPlaceOperandsPass();
 
 void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
@@ -25,7 +25,7 @@ void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createWidenBlocksPass(target));
   pm.addPass(createSplitThreadsPass(target, filter));
-  pm.addPass(createSplitKStepsPass(target));
+  pm.addPass(createKStepsPass(target));
   pm.addPass(createRasterOrderPass(target));
   pm.addPass(createPlaceOperandsPass(target, filter));
   pm.addPass(createInferLayoutsPass(target, std::move(filter)));
@@ -44,13 +44,13 @@ void registerTesseraPasses() {
   registerRasterOrderPass();
   registerWidenBlocksPass();
   registerSplitThreadsPass();
-  registerSplitKStepsPass();
+  registerKStepsPass();
   registerPlaceOperandsPass();
   // `--tessera-pipeline=sm_90a`, `--tessera-pipeline=path/to/t.toml` or
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
       "tessera-pipeline",
-      "verify, canonicalize, widen GEMM blocks, split threads, shorten K "
+      "verify, canonicalize, widen GEMM blocks, split threads, choose K "
       "steps, choose the block order, place "
       "operands, infer layouts, swizzle, pipeline, plan shared memory for a "
       "target (chip name or description path)",

@@ -10,9 +10,10 @@
 // register file without spilling, and more warps per multiprocessor.
 //
 // When: the target has `max_fragment_words_per_thread = W` (0 or absent:
-// never; nvidia-vk: 64), and the kernel's largest fragment, with the layouts
-// tessera-infer-layouts gives it, takes more than W words per thread. The
-// threads double while that holds and doubling helps: layouts inferred on a
+// never; sm_90a and sm_80: 128, so that a 128x256 f32 accumulator over 128
+// threads fits the register file), and the kernel's largest fragment, with the
+// layouts tessera-infer-layouts gives it, takes more than W words per thread.
+// The threads double while that holds and doubling helps: layouts inferred on a
 // copy of the kernel with twice the threads give the largest fragment
 // fewer words per thread (an accumulator of atoms spread over twice the
 // warps, not replicated), the threads stay at most 256 and the target's
@@ -27,8 +28,8 @@
 // tiles, no fragment layouts written by the program, no ops the passes do
 // not interpret). A program keeps its threads with `attributes
 // {tile.split_threads = 1}` on the tile.kernel; TESSERA_SPLIT_THREADS=<W>
-// applies the rule with W words on any target (A/B measurements: no
-// shipped target sets the key); TESSERA_SPLIT_THREADS=0
+// applies the rule with W words on any target (A/B measurements);
+// TESSERA_SPLIT_THREADS=0
 // turns the pass off (A/B measurements; in the compile cache key) and
 // TESSERA_SPLIT_THREADS=explain puts a remark on each kernel of such a
 // target saying what it did or why not. A kernel whose threads changed
@@ -193,7 +194,7 @@ struct SplitThreadsPass : TargetPass<SplitThreadsPass> {
     const char *env = std::getenv("TESSERA_SPLIT_THREADS");
     bool explain = env && std::string(env) == "explain";
     // TESSERA_SPLIT_THREADS=<W> (a positive integer): the rule with W words
-    // on any target (A/B measurements; no shipped target sets the key).
+    // on any target (A/B measurements).
     target::TargetDescription t = target;
     if (env) {
       char *end = nullptr;

@@ -50,10 +50,10 @@
 // RUN: %tessera info %t/p.tsb | FileCheck %s --check-prefix=PINFO
 // Where the stages leave no room for a staging tile of its own (64-deep K
 // steps in 4 stages: 196 KiB, plus 64 KiB would pass 227 KiB; kept 64 deep
-// with TESSERA_SPLIT_K=0, which tessera-split-k-steps would otherwise halve),
+// with TESSERA_K_STEPS=0, which tessera-k-steps would otherwise halve),
 // the persistent kernel's epilogue stays the threads' stores.
 // RUN: sed -e 's/%%c32 = arith.constant 32 : index/%%c32 = arith.constant 64 : index/' -e 's/128x32xf16/128x64xf16/g; s/32x128xf16/64x128xf16/g' -e 's/stages = 3/stages = 4/' %examples/gemm.mlir > %t/deep.mlir
-// RUN: env TESSERA_SPLIT_K=0 TESSERA_TMA_STORE=1 TESSERA_PERSISTENT=1 %tessera compile %t/deep.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/pd.tsb --dump-dir %t/pd
+// RUN: env TESSERA_K_STEPS=0 TESSERA_TMA_STORE=1 TESSERA_PERSISTENT=1 %tessera compile %t/deep.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/pd.tsb --dump-dir %t/pd
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/pd/kernel.sm_90a.ptx
 // RUN: %tessera info %t/pd.tsb | FileCheck %s --check-prefix=PDINFO
 

@@ -147,7 +147,7 @@ const Case kCases[] = {
      {{4, 0.125}}},
     {"examples/zoo/mlp_b2b_bf16.mlir", {{"M", 100}, {"F", 200}}, {}},
     {"examples/gemm.mlir", {{"M", 130}, {"N", 140}, {"K", 70}}, {}},
-    // Shorter K steps (tessera-split-k-steps; integer inputs, see Case):
+    // Shorter K steps (tessera-k-steps; integer inputs, see Case):
     // 128 -> 32 with K past the last full step and a step that starts past
     // K; 64 -> 32 through a rank-reducing copy (batched) and B transposed
     // (tt keeps its steps, A being transposed, as does fp8: the meaning
@@ -168,6 +168,11 @@ const Case kCases[] = {
      {{"Bt", 2}, {"M", 130}, {"N", 140}, {"K", 90}},
      {},
      true},
+    // 16 -> 32 (two K steps of wgmma), K past the last longer step.
+    {"tests/lit/passes/Inputs/gemm_k16.mlir",
+     {{"M", 130}, {"N", 140}, {"K", 70}},
+     {},
+     true},
     {"examples/zoo/gemm_fp8_128x256_scaled.mlir",
      {{"M", 130}, {"N", 270}, {"K", 200}},
      {},
@@ -176,7 +181,8 @@ const Case kCases[] = {
 
 /// More cases from the environment (random programs, say):
 /// TESSERA_SEMANTICS_CASES="path|N1=v1,N2=v2;path2|..." (absolute paths or
-/// relative to the source tree; scalar arguments are 0).
+/// relative to the source tree; scalar arguments are 0; `__ints=1` among
+/// the sizes draws small integers).
 std::vector<std::pair<std::string, Case>> envCases() {
   std::vector<std::pair<std::string, Case>> out;
   const char *env = std::getenv("TESSERA_SEMANTICS_CASES");
@@ -197,7 +203,11 @@ std::vector<std::pair<std::string, Case>> envCases() {
       std::string kv = dims.substr(p, e == std::string::npos ? e : e - p);
       p = e == std::string::npos ? dims.size() : e + 1;
       size_t eq = kv.find('=');
-      c.second.dims[kv.substr(0, eq)] = std::stoll(kv.substr(eq + 1));
+      // __ints=1: tensors of small integers (see Case::integers).
+      if (kv.substr(0, eq) == "__ints")
+        c.second.integers = kv.substr(eq + 1) == "1";
+      else
+        c.second.dims[kv.substr(0, eq)] = std::stoll(kv.substr(eq + 1));
     }
     out.push_back(std::move(c));
   }

@@ -88,13 +88,16 @@ TEST(Target, RealNumbers) {
 }
 
 TEST(Target, MaxFragmentWordsPerThread) {
-  // No shipped target sets the key (tessera-split-threads measured slower
-  // on nvidia-vk, docs/backends/spirv.md); targets without it never split.
+  // nvidia-vk does not set the key (tessera-split-threads measured slower
+  // there, docs/backends/spirv.md); sm_90a and sm_80 set 128 (a 128x256 f32
+  // accumulator over 128 threads gets 256); targets without it never split.
   EXPECT_EQ(
       load("backends/spirv/targets/nvidia-vk.toml").maxFragmentWordsPerThread,
       0);
   EXPECT_EQ(load("backends/cuda/targets/sm_90a.toml").maxFragmentWordsPerThread,
-            0);
+            128);
+  EXPECT_EQ(load("backends/cuda/targets/sm_80.toml").maxFragmentWordsPerThread,
+            128);
   EXPECT_EQ(
       load("backends/spirv/targets/lavapipe.toml").maxFragmentWordsPerThread,
       0);
@@ -116,7 +119,7 @@ TEST(Target, MaxFragmentWordsPerThread) {
 }
 
 TEST(Target, KStepKeys) {
-  // sm_90a sets both (tessera-split-k-steps); the others neither.
+  // sm_90a sets both (tessera-k-steps); the others neither.
   auto h = load("backends/cuda/targets/sm_90a.toml");
   EXPECT_EQ(h.maxKStepBytes, 64);
   EXPECT_EQ(h.minKStepMacs, 1048576);

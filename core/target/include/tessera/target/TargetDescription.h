@@ -99,7 +99,7 @@ struct TargetDescription {
   /// where shared memory allows two blocks per multiprocessor (0: never).
   int minPipelineStages = 0;
   /// Optional: pipelined GEMM loops whose operand rows per K step are wider
-  /// than this many bytes get shorter K steps (tessera-split-k-steps) where
+  /// than this many bytes get shorter K steps (tessera-k-steps) where
   /// each still does at least `minKStepMacs` multiply-adds per block (0:
   /// never for this reason).
   int maxKStepBytes = 0;

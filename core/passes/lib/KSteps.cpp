@@ -1,7 +1,8 @@
-//===- SplitKSteps.cpp - tessera-split-k-steps ----------------------------===//
+//===- KSteps.cpp - tessera-k-steps ---------------------------------------===//
 //
-// Shortens the K step of a pipelined GEMM loop that the program wrote wider
-// than the target runs best. A loop
+// Chooses the K step of a pipelined GEMM loop where the program wrote one
+// the target runs worse: shortens steps that are too long and lengthens
+// steps that are too short. A loop
 //
 //   tile.pipelined %kt = %lb to %ub step %c1 stages = S {
 //     %k0 = arith.muli %kt, %cBK : index
@@ -17,6 +18,12 @@
 // the same sequence of multiply-adds; a half past the end of K copies
 // zeros, as the masked part of the wider step did.
 //
+// Lengthening is the converse, over [0, ceildiv(ub, 2)) with steps of 2 BK;
+// it is exact only where the longer last step adds nothing but zeros, so
+// only where the loop runs from 0 to ceildiv(D, BK) for a tensor dimension
+// D that every copy's K dimension equals (the same symbol or static size):
+// the part of the last step past ub * BK then lies past D.
+//
 // Which loops: at the top of a loop body only
 //   - copies of a global tensor into a shared tile allocated outside the loop
 //     whose offsets are loop-invariant except one, `iv * BK` (one constant
@@ -30,8 +37,12 @@
 // Those tiles must have no other users. Anything else keeps the loop as
 // written (attention loops, epilogues in the loop, gemms that clear, ...).
 //
-// When: while BK / 2 is a whole number of at least two K steps of the MMA
-// atom the gemms' types take (wgmma bf16: 16, so down to 32), and either
+// When: lengthening where BK is less than two K steps of the gemms' MMA
+// atom (wgmma f16: 16; gemm.mlir written with 16-deep steps ran 0.297 ms at
+// 4096^3 on an H200, lengthened to 32 0.189, as the program written with
+// 32: 0.188-0.190, 2026-11-28). Halving while BK / 2 is a whole number of
+// at least two K steps of the MMA atom the gemms' types take (wgmma bf16:
+// 16, so down to 32), and either
 //   - the loop's shared tiles, multi-buffered, would leave the pipeline
 //     fewer than the target's `min_pipeline_stages` stages in the block's
 //     shared memory (sm_90a: 4; a merged 128x256 block of gemm_bf16_64x64_
@@ -50,7 +61,7 @@
 // -1.0%, 128x256_silu +0.2% (time); gemm_bf16_tt (A transposed) +15%;
 // gemm_fp8 +0.8% at 4096^3, +5.3% at 8192^3.
 //
-// TESSERA_SPLIT_K=0 turns the pass off, =stages applies only the first rule
+// TESSERA_K_STEPS=0 turns the pass off, =stages applies only the first rule
 // (A/B measurements; both in the compile cache key), =explain puts a remark
 // on each pipelined loop saying what it did or why not. A split loop carries
 // `tile.k_step_from = BK` (the step the program wrote; --print-ir-after-all).
@@ -90,6 +101,9 @@ struct KLoop {
   llvm::SmallVector<AllocOp> tiles;
   llvm::SmallVector<int64_t> dims;
   llvm::SmallVector<GemmOp> gemms;
+  /// The copies and the tensor dimension each puts iv * BK at.
+  llvm::SmallVector<CopyOp> copies;
+  llvm::SmallVector<unsigned> tensorDims;
 };
 
 /// The tile dimension a copy from a global tensor puts tensor dimension
@@ -167,6 +181,10 @@ std::optional<KLoop> analyze(PipelinedOp p, std::string &why) {
         why = "a copy in the loop does not follow the K step";
         return std::nullopt;
       }
+      for (auto [i, o] : llvm::enumerate(c.getSrcOffsets()))
+        if (o == k0)
+          k.tensorDims.push_back(i);
+      k.copies.push_back(c);
       dimOf[c.getDst()] = dim;
       k.tiles.push_back(alloc);
       k.dims.push_back(dim);
@@ -255,6 +273,12 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
                  std::string &why) {
   int64_t half = step / 2;
   int64_t ak = atomK(k, tgt);
+  // Gemms on vector FMA (no matrix atom) keep their steps: neither rule was
+  // measured on them.
+  if (ak <= 1) {
+    why = "the gemms take vector FMA (no matrix atom for their types)";
+    return false;
+  }
   if (step % 2 != 0 || half % ak != 0 || half < 2 * ak) {
     why = "a step of " + std::to_string(half) +
           " would be less than two K steps of the MMA atom (" +
@@ -357,19 +381,76 @@ void rewrite(KLoop &k, int64_t factor) {
   p->setAttr("tile.k_step_from", b.getI64IntegerAttr(k.step));
 }
 
-struct SplitKStepsPass : TargetPass<SplitKStepsPass> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SplitKStepsPass)
-  SplitKStepsPass() = default;
-  SplitKStepsPass(const SplitKStepsPass &o) : TargetPass(o) {}
-  StringRef getName() const override { return "TesseraSplitKSteps"; }
-  StringRef getArgument() const override { return "tessera-split-k-steps"; }
+/// Whether the loop's steps may be made `factor` times longer: the loop
+/// runs from 0 to ceildiv(D, BK) for a tensor dimension D that every copy's
+/// K dimension equals (the same symbol, or the same static size), so the
+/// longer last step reaches only past D, where the copies read zeros.
+bool mayLengthen(const KLoop &k, std::string &why) {
+  PipelinedOp p = k.loop;
+  if (!matchPattern(p.getLowerBound(), m_Zero())) {
+    why = "the loop does not start at 0";
+    return false;
+  }
+  auto cd = p.getUpperBound().getDefiningOp<arith::CeilDivUIOp>();
+  APInt c;
+  auto dim = cd ? cd.getLhs().getDefiningOp<DimOp>() : DimOp();
+  if (!cd || !dim || !matchPattern(cd.getRhs(), m_ConstantInt(&c)) ||
+      c.getSExtValue() != k.step) {
+    why = "the loop does not end at ceildiv(a tensor dimension, BK)";
+    return false;
+  }
+  auto tt = cast<GlobalTensorType>(dim.getTensor().getType());
+  int64_t di = dim.getIndex();
+  for (auto [c2, td] : llvm::zip(k.copies, k.tensorDims)) {
+    CopyOp copy = c2;
+    auto st = cast<GlobalTensorType>(copy.getSrc().getType());
+    bool same =
+        (!tt.getSymbol(di).empty() && st.getSymbol(td) == tt.getSymbol(di)) ||
+        (!tt.isDynamicDim(di) && !st.isDynamicDim(td) &&
+         st.getShape()[td] == tt.getShape()[di]);
+    if (!same) {
+      why = "a copy's K dimension is not the one the loop's bound divides";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Lengthens the loop's steps `factor` times (see mayLengthen).
+void lengthen(KLoop &k, int64_t factor) {
+  PipelinedOp p = k.loop;
+  MLIRContext *ctx = p.getContext();
+  OpBuilder b(p);
+  Location loc = p.getLoc();
+  Value f = arith::ConstantIndexOp::create(b, loc, factor);
+  p->setOperand(1, arith::CeilDivUIOp::create(b, loc, p.getUpperBound(), f));
+  b.setInsertionPoint(k.mul);
+  k.mul->setOperand(k.constIdx, arith::ConstantIndexOp::create(
+                                    b, k.mul.getLoc(), k.step * factor));
+  for (auto [alloc, d] : llvm::zip(k.tiles, k.dims)) {
+    AllocOp a = alloc;
+    TileType t = a.getType();
+    SmallVector<int64_t> shape(t.getShape());
+    shape[d] *= factor;
+    a.getResult().setType(TileType::get(ctx, shape, t.getElementType(),
+                                        t.getMemorySpace(), t.getLayout()));
+  }
+  p->setAttr("tile.k_step_from", b.getI64IntegerAttr(k.step));
+}
+
+struct KStepsPass : TargetPass<KStepsPass> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(KStepsPass)
+  KStepsPass() = default;
+  KStepsPass(const KStepsPass &o) : TargetPass(o) {}
+  StringRef getName() const override { return "TesseraKSteps"; }
+  StringRef getArgument() const override { return "tessera-k-steps"; }
   StringRef getDescription() const override {
-    return "Shorten the K step of pipelined GEMM loops written wider than "
-           "the target runs best (exact: the same multiply-adds in the same "
-           "order)";
+    return "Shorten or lengthen the K step of pipelined GEMM loops written "
+           "longer or shorter than the target runs best (exact: the same "
+           "multiply-adds in the same order)";
   }
   void runWithTarget(const target::TargetDescription &t) {
-    const char *env = std::getenv("TESSERA_SPLIT_K");
+    const char *env = std::getenv("TESSERA_K_STEPS");
     std::string e = env ? env : "";
     bool explain = e == "explain";
     Mode mode = e == "0" ? Mode::Off : e == "stages" ? Mode::Stages : Mode::All;
@@ -379,7 +460,8 @@ struct SplitKStepsPass : TargetPass<SplitKStepsPass> {
       SmallVector<PipelinedOp> loops;
       kernel.walk([&](PipelinedOp p) { loops.push_back(p); });
       for (PipelinedOp p : loops) {
-        // Split once: a loop that records its step was split before.
+        // Once: a loop that records its step was decided before (or the
+        // program wrote it to keep its step).
         if (p->hasAttr("tile.k_step_from"))
           continue;
         std::string why;
@@ -387,6 +469,28 @@ struct SplitKStepsPass : TargetPass<SplitKStepsPass> {
         if (!k) {
           if (explain)
             p.emitRemark() << "K step kept: " << why;
+          continue;
+        }
+        // Too short: less than two K steps of the gemms' MMA atom per
+        // iteration (each stage's waits and barrier for one instruction).
+        int64_t ak = atomK(*k, t);
+        if (ak > 1 && k->step < 2 * ak) {
+          std::string no;
+          int64_t longer = k->step;
+          while (longer < 2 * ak)
+            longer *= 2;
+          if (!mayLengthen(*k, no)) {
+            if (explain)
+              p.emitRemark()
+                  << "K step " << k->step << " kept, shorter than " << 2 * ak
+                  << " (two K steps of the MMA atom): " << no;
+            continue;
+          }
+          lengthen(*k, longer / k->step);
+          if (explain)
+            p.emitRemark() << "K step " << k->step << " -> " << longer
+                           << ": shorter than two K steps of the MMA atom ("
+                           << ak << ")";
           continue;
         }
         int64_t step = k->step, factor = 1;
@@ -413,9 +517,9 @@ struct SplitKStepsPass : TargetPass<SplitKStepsPass> {
 
 } // namespace
 
-std::unique_ptr<Pass> createSplitKStepsPass(const std::string &target) {
-  return makeTargetPass<SplitKStepsPass>(target);
+std::unique_ptr<Pass> createKStepsPass(const std::string &target) {
+  return makeTargetPass<KStepsPass>(target);
 }
-void registerSplitKStepsPass() { PassRegistration<SplitKStepsPass>(); }
+void registerKStepsPass() { PassRegistration<KStepsPass>(); }
 
 } // namespace tessera::passes

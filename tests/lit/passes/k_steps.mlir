@@ -1,0 +1,76 @@
+// tessera-k-steps (KSteps.cpp): a pipelined GEMM loop whose K step
+// leaves the pipeline fewer than the target's min_pipeline_stages, or whose
+// operand rows per step are wider than max_k_step_bytes while each half keeps
+// min_k_step_macs multiply-adds per block, gets shorter K steps: the copied
+// tiles half as deep along K, the loop twice as long, its step recorded in
+// tile.k_step_from. gemm_bf16_64x64_rowbias merged to 128x256 blocks: 128
+// (96 KiB per stage, 2 stages) -> 64 (stages) -> 32 (row bytes); down to two
+// K steps of the atom. Loops with other ops (attention), gemms that clear,
+// A read with K along its rows (transpose_a), 8-bit operands and small
+// blocks keep theirs;
+// targets without the keys (sm_80, the host, lavapipe) never split.
+// RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=ROWBIAS
+// RUN: env TESSERA_K_STEPS=stages %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=STAGES
+// RUN: env TESSERA_K_STEPS=0 %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=OFF
+// RUN: %tessera-opt --tessera-k-steps=target=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=SMALL
+// RUN: %tessera-opt --tessera-k-steps=target=sm_80 %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=SMALL
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/zoo/gemm_fp8_128x256_scaled.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FP8
+// RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %examples/zoo/gemm_batched_bf16.mlir | FileCheck %s --check-prefix=BATCHED
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/zoo/gemm_bf16_tt.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=TT
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/flash_attention_fwd_q128.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATTN
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/gemm.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=GEMM
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/zoo/moe_topk_gating.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=MOE
+// Steps shorter than two K steps of the atom are lengthened where the loop
+// runs from 0 to ceildiv(K, BK) of the copies' own K (the longer last step
+// then reaches only past K): gemm.mlir written with 16-deep steps becomes
+// 32-deep; with any other bound it keeps them.
+// RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %S/Inputs/gemm_k16.mlir | FileCheck %s --check-prefix=LONGER
+// RUN: sed -e 's/%%nk = arith.ceildivui %%k, %%cbk/%%nk = arith.divui %%k, %%cbk/' %S/Inputs/gemm_k16.mlir > %t.floor.mlir
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-k-steps=target=sm_90a %t.floor.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FLOOR
+// RUN: env TESSERA_K_STEPS=0 %tessera-opt --tessera-k-steps=target=sm_90a %S/Inputs/gemm_k16.mlir | FileCheck %s --check-prefix=OFF16
+
+// ROWBIAS: %[[NK:.*]] = arith.ceildivui %{{.*}}, %c128
+// ROWBIAS: tile.kernel {{.*}} threads = 256 attributes {tile.widened = array<i64: 4, 2>}
+// ROWBIAS: %[[A:.*]] = tile.alloc : <128x32xbf16, shared>
+// ROWBIAS: %[[B:.*]] = tile.alloc : <32x256xbf16, shared>
+// ROWBIAS: %[[C4:.*]] = arith.constant 4 : index
+// ROWBIAS: %[[UB:.*]] = arith.muli %[[NK]], %[[C4]]
+// ROWBIAS: tile.pipelined %[[IV:.*]] = %{{.*}} to %[[UB]] step %c1 stages = 3 attributes {tile.k_step_from = 128 : i64}
+// ROWBIAS: %[[C32:.*]] = arith.constant 32 : index
+// ROWBIAS: %[[K0:.*]] = arith.muli %[[IV]], %[[C32]]
+// ROWBIAS: tile.copy %arg0[%{{.*}}, %[[K0]]], %[[A]] : !tile.tensor<[M, K], bf16>, !tile.tile<128x32xbf16, shared>
+// ROWBIAS: tile.copy %arg1[%[[K0]], %{{.*}}], %[[B]] : !tile.tensor<[K, N], bf16>, !tile.tile<32x256xbf16, shared>
+// ROWBIAS: tile.gemm %[[A]], %[[B]], %{{.*}} : <128x32xbf16, shared>, <32x256xbf16, shared>, <128x256xf32, fragment>
+
+// STAGES: tile.alloc : <128x64xbf16, shared>
+// STAGES: tile.alloc : <64x256xbf16, shared>
+// STAGES: tile.k_step_from = 128
+
+// OFF: tile.alloc : <128x128xbf16, shared>
+// OFF: tile.alloc : <128x256xbf16, shared>
+// OFF-NOT: k_step_from
+
+// SMALL: tile.alloc : <64x128xbf16, shared>
+// SMALL: tile.alloc : <128x64xbf16, shared>
+// SMALL-NOT: k_step_from
+
+// FP8: remark: K step 128 kept: a gemm has 8-bit operands, which ran slower with shorter steps
+
+// BATCHED: tile.k_step_from = 64
+// BATCHED: tile.copy %arg0[{{.*}}], %{{.*}} : !tile.tensor<[Bt, M, K], bf16>, !tile.tile<128x32xbf16, shared>
+
+// TT: remark: K step 64 kept: a gemm reads A with K along its rows (transpose_a)
+// ATTN: remark: K step kept: a gemm in the loop clears its accumulator
+// GEMM: remark: K step 32 kept: a step of 16 would be less than two K steps of the MMA atom (16)
+// MOE: remark: K step 64 kept: steps of 32 would do 262144 multiply-adds per block, fewer than the 1048576 of target 'sm_90a'
+
+// LONGER: %[[NK:.*]] = arith.ceildivui %{{.*}}, %c16
+// LONGER: %[[A:.*]] = tile.alloc : <128x32xf16, shared>
+// LONGER: %[[B:.*]] = tile.alloc : <32x256xf16, shared>
+// LONGER: %[[UB:.*]] = arith.ceildivui %[[NK]], %c2{{.*}}
+// LONGER: tile.pipelined %[[IV:.*]] = %c0 to %[[UB]] step %c1 stages = 3 attributes {tile.k_step_from = 16 : i64}
+// LONGER: %[[K0:.*]] = arith.muli %[[IV]], %c32
+// LONGER: tile.copy %arg0[%{{.*}}, %[[K0]]], %[[A]]
+// FLOOR: remark: K step 16 kept, shorter than 32 (two K steps of the MMA atom): the loop does not end at ceildiv(a tensor dimension, BK)
+// OFF16: tile.alloc : <128x16xf16, shared>
+// OFF16-NOT: k_step_from
