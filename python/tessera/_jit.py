@@ -18,7 +18,6 @@ CUDA tensors the image for their GPU's chip, each compiled on first use.
 
 import functools
 import os
-import re
 import sys
 
 from . import runtime as rt
@@ -119,9 +118,8 @@ class JITKernel:
             idx.append(j)
         self.out_idx = idx
         self.in_idx = [i for i in range(n) if i not in idx]
-        self.source = func.script
-        if _fast_math(pass_configs):
-            self.source = with_fast_math(self.source)
+        self.source = (func.fast_math_script() if _fast_math(pass_configs)
+                       else func.script)
         self._bundles = {}  # target -> bytes
         self._kernels = {}  # device index -> runtime kernel
         self._signature = [rt.TENSOR if p.kind == "tensor" else
@@ -525,30 +523,6 @@ def _fast_math(pass_configs):
         if name == "tl.enable_fast_math" and value:
             return True
     return False
-
-
-def with_fast_math(script):
-    """The tile IR with approximate math allowed, as TileLang's
-    "tl.enable_fast_math" asks: `fastmath<afn>` on the transcendental ops
-    (on NVIDIA GPUs an exp becomes one ex2.approx) and `fastmath<arcp>` on
-    float divisions (a reciprocal per divisor, then multiplies)."""
-    out = []
-    for line in script.split("\n"):
-        m = _FAST_UNARY.match(line)
-        if m:
-            line = "%s%s %s fastmath<afn> : %s%s" % m.groups("")
-        m = _FAST_DIV.match(line)
-        if m:
-            line = "%sarith.divf %s, %s fastmath<arcp> : %s%s" % m.groups("")
-        out.append(line)
-    return "\n".join(out)
-
-
-# (The parser's forms: `%v = math.exp %x : f32 loc(...)`.)
-_FAST_UNARY = re.compile(r"^(\s*%[\w.]+ = )(math\.(?:exp|exp2|log|log2|sqrt|"
-                         r"rsqrt|tanh)) (%[\w.]+) : (\w+)(\s+loc\(.*\))?$")
-_FAST_DIV = re.compile(r"^(\s*%[\w.]+ = )arith\.divf (%[\w.]+), (%[\w.]+) : "
-                       r"(\w+)(\s+loc\(.*\))?$")
 
 
 def compile_func(func, out_idx=None, target="auto", pass_configs=None,

@@ -40,6 +40,8 @@ _INT_CMP = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge",
             ast.Eq: "eq", ast.NotEq: "ne"}
 _FLOAT_CMP = {ast.Lt: "olt", ast.LtE: "ole", ast.Gt: "ogt", ast.GtE: "oge",
               ast.Eq: "oeq", ast.NotEq: "une"}
+# Ops that "tl.enable_fast_math" lets run approximately (fastmath<afn>).
+_APPROXIMABLE = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "tanh"}
 _MATH_FLOAT = {"exp": "math.exp", "exp2": "math.exp2", "log": "math.log",
                "log2": "math.log2", "sqrt": "math.sqrt",
                "rsqrt": "math.rsqrt", "tanh": "math.tanh",
@@ -106,7 +108,11 @@ class Scope:
         return None
 
 
-def parse_prim_func(func):
+def parse_prim_func(func, fast_math=False):
+    """`fast_math`: TileLang's "tl.enable_fast_math" pass config: the
+    transcendental ops get `fastmath<afn>` (approximate: on NVIDIA GPUs an
+    exp is one ex2.approx) and float divisions `fastmath<arcp>` (a
+    reciprocal per divisor, then multiplies)."""
     try:
         source = inspect.getsource(func)
         filename = inspect.getsourcefile(func) or func.__code__.co_filename
@@ -120,12 +126,14 @@ def parse_prim_func(func):
         raise TesseraError("T.prim_func decorates a function", filename,
                            func.__code__.co_firstlineno)
     return _Parser(func, filename, func.__code__.co_firstlineno - 1,
-                   indent).parse(fdef)
+                   indent, fast_math).parse(fdef)
 
 
 class _Parser:
-    def __init__(self, func, filename, line_offset, col_offset):
+    def __init__(self, func, filename, line_offset, col_offset,
+                 fast_math=False):
         self.func = func
+        self.fast_math = fast_math
         self.filename = filename
         self.line_offset = line_offset
         self.col_offset = col_offset
@@ -1055,8 +1063,10 @@ class _Parser:
             v = self.convert(v, "f32")
         if name == "abs":
             return self.emit1("math.absf %s : %s" % (v.name, v.type), v.type)
-        return self.emit1("%s %s : %s" % (_MATH_FLOAT[name], v.name, v.type),
-                          v.type)
+        flags = (" fastmath<afn>" if self.fast_math and name in _APPROXIMABLE
+                 else "")
+        return self.emit1("%s %s%s : %s" % (_MATH_FLOAT[name], v.name, flags,
+                                            v.type), v.type)
 
     def _math(name):
         def handler(self, node, scope):
@@ -1335,8 +1345,10 @@ class _Parser:
         if op not in names:
             raise self.error("operator %s is not supported on %s values"
                              % (op.__name__, t), node)
-        r = self.emit1("arith.%s %s, %s : %s" % (names[op], xv.name, yv.name,
-                                                 t), t)
+        flags = (" fastmath<arcp>" if f and op is ast.Div and self.fast_math
+                 else "")
+        r = self.emit1("arith.%s %s, %s%s : %s" % (names[op], xv.name,
+                                                   yv.name, flags, t), t)
         # Remember x + c for static slice extents (A[k*64:(k+1)*64]).
         if op in (ast.Add, ast.Sub) and not f:
             base = self.affine.get(xv.name, (xv.name, 0))

@@ -129,6 +129,15 @@ class PrimFunc:
         self.filename = parsed.filename
         self.lineno = parsed.lineno
 
+    def fast_math_script(self):
+        """The tile IR with TileLang's "tl.enable_fast_math" applied
+        (parsed again from the function, once)."""
+        if getattr(self, "_fast_script", None) is None:
+            from ..frontend.parser import parse_prim_func
+            self._fast_script = parse_prim_func(self.func,
+                                                fast_math=True).text
+        return self._fast_script
+
     def __call__(self, *args, **kwargs):
         raise TypeError("a T.prim_func is compiled, not called: use "
                         "tessera.compile(func, out_idx=...) or @tessera.jit")
