@@ -28,6 +28,11 @@
 // RUN: sed -e 's/%%nk = arith.ceildivui %%k, %%cbk/%%nk = arith.divui %%k, %%cbk/' %S/Inputs/gemm_k16.mlir > %t.floor.mlir
 // RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-k-steps=target=sm_90a %t.floor.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FLOOR
 // RUN: env TESSERA_K_STEPS=0 %tessera-opt --tessera-k-steps=target=sm_90a %S/Inputs/gemm_k16.mlir | FileCheck %s --check-prefix=OFF16
+// A program keeps its step by writing tile.k_step_from on the loop.
+// RUN: sed -e 's/stages = 3 {/stages = 3 attributes {tile.k_step_from = 16 : i64} {/' %S/Inputs/gemm_k16.mlir > %t.keep.mlir
+// RUN: %tessera-opt --tessera-k-steps=target=sm_90a %t.keep.mlir | FileCheck %s --check-prefix=OFF16
+// Gemms on vector FMA keep their steps (f32 x f32 on sm_90a).
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/zoo/linear_f32_nt.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FMA
 
 // ROWBIAS: %[[NK:.*]] = arith.ceildivui %{{.*}}, %c128
 // ROWBIAS: tile.kernel {{.*}} threads = 256 attributes {tile.widened = array<i64: 4, 2>}
@@ -73,4 +78,5 @@
 // LONGER: tile.copy %arg0[%{{.*}}, %[[K0]]], %[[A]]
 // FLOOR: remark: K step 16 kept, shorter than 32 (two K steps of the MMA atom): the loop does not end at ceildiv(a tensor dimension, BK)
 // OFF16: tile.alloc : <128x16xf16, shared>
-// OFF16-NOT: k_step_from
+// OFF16: tile.alloc : <16x128xf16, shared>
+// FMA: remark: K step 32 kept: the gemms take vector FMA (no matrix atom for their types)
