@@ -359,29 +359,38 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
   return false;
 }
 
-void rewrite(KLoop &k, int64_t factor) {
+/// Gives the loop K steps of `step` (a power-of-two multiple or fraction
+/// of its own): shorter ones over [f lb, f ub), longer ones over [0,
+/// ceildiv(ub, f)) (see mayLengthen), the copied tiles as deep as a step.
+void setStep(KLoop &k, int64_t step) {
   PipelinedOp p = k.loop;
   MLIRContext *ctx = p.getContext();
   OpBuilder b(p);
   Location loc = p.getLoc();
+  bool shorter = step < k.step;
+  int64_t factor = shorter ? k.step / step : step / k.step;
   Value f = arith::ConstantIndexOp::create(b, loc, factor);
-  p->setOperand(0, arith::MulIOp::create(b, loc, p.getLowerBound(), f));
-  p->setOperand(1, arith::MulIOp::create(b, loc, p.getUpperBound(), f));
+  if (shorter) {
+    p->setOperand(0, arith::MulIOp::create(b, loc, p.getLowerBound(), f));
+    p->setOperand(1, arith::MulIOp::create(b, loc, p.getUpperBound(), f));
+  } else {
+    p->setOperand(1, arith::CeilDivUIOp::create(b, loc, p.getUpperBound(), f));
+  }
   b.setInsertionPoint(k.mul);
-  k.mul->setOperand(k.constIdx, arith::ConstantIndexOp::create(
-                                    b, k.mul.getLoc(), k.step / factor));
+  k.mul->setOperand(k.constIdx,
+                    arith::ConstantIndexOp::create(b, k.mul.getLoc(), step));
   for (auto [alloc, d] : llvm::zip(k.tiles, k.dims)) {
     AllocOp a = alloc;
     TileType t = a.getType();
     SmallVector<int64_t> shape(t.getShape());
-    shape[d] /= factor;
+    shape[d] = shape[d] / k.step * step;
     a.getResult().setType(TileType::get(ctx, shape, t.getElementType(),
                                         t.getMemorySpace(), t.getLayout()));
   }
   p->setAttr("tile.k_step_from", b.getI64IntegerAttr(k.step));
 }
 
-/// Whether the loop's steps may be made `factor` times longer: the loop
+/// Whether the loop's steps may be made longer: the loop
 /// runs from 0 to ceildiv(D, BK) for a tensor dimension D that every copy's
 /// K dimension equals (the same symbol, or the same static size), so the
 /// longer last step reaches only past D, where the copies read zeros.
@@ -414,28 +423,6 @@ bool mayLengthen(const KLoop &k, std::string &why) {
     }
   }
   return true;
-}
-
-/// Lengthens the loop's steps `factor` times (see mayLengthen).
-void lengthen(KLoop &k, int64_t factor) {
-  PipelinedOp p = k.loop;
-  MLIRContext *ctx = p.getContext();
-  OpBuilder b(p);
-  Location loc = p.getLoc();
-  Value f = arith::ConstantIndexOp::create(b, loc, factor);
-  p->setOperand(1, arith::CeilDivUIOp::create(b, loc, p.getUpperBound(), f));
-  b.setInsertionPoint(k.mul);
-  k.mul->setOperand(k.constIdx, arith::ConstantIndexOp::create(
-                                    b, k.mul.getLoc(), k.step * factor));
-  for (auto [alloc, d] : llvm::zip(k.tiles, k.dims)) {
-    AllocOp a = alloc;
-    TileType t = a.getType();
-    SmallVector<int64_t> shape(t.getShape());
-    shape[d] *= factor;
-    a.getResult().setType(TileType::get(ctx, shape, t.getElementType(),
-                                        t.getMemorySpace(), t.getLayout()));
-  }
-  p->setAttr("tile.k_step_from", b.getI64IntegerAttr(k.step));
 }
 
 struct KStepsPass : TargetPass<KStepsPass> {
@@ -486,27 +473,26 @@ struct KStepsPass : TargetPass<KStepsPass> {
                   << " (two K steps of the MMA atom): " << no;
             continue;
           }
-          lengthen(*k, longer / k->step);
+          setStep(*k, longer);
           if (explain)
             p.emitRemark() << "K step " << k->step << " -> " << longer
                            << ": shorter than two K steps of the MMA atom ("
                            << ak << ")";
           continue;
         }
-        int64_t step = k->step, factor = 1;
+        int64_t step = k->step;
         std::string first;
         while (shouldSplit(*k, step, kernel, t, mode, why)) {
           if (first.empty())
             first = why;
           step /= 2;
-          factor *= 2;
         }
-        if (factor == 1) {
+        if (step == k->step) {
           if (explain)
             p.emitRemark() << "K step " << k->step << " kept: " << why;
           continue;
         }
-        rewrite(*k, factor);
+        setStep(*k, step);
         if (explain)
           p.emitRemark() << "K step " << k->step << " -> " << step << ": "
                          << first << " (stopped: " << why << ")";

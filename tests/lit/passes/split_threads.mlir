@@ -1,6 +1,6 @@
 // tessera-split-threads (SplitThreads.cpp): on nvidia-vk with
 // max_fragment_words_per_thread = 64 (set here in a copy of the plugin
-// folder; nvidia-vk does not set it, docs/backends/spirv.md) a kernel whose largest fragment takes
+// folder; the shipped file sets 128, docs/backends/spirv.md) a kernel whose largest fragment takes
 // more than 64 words per thread with the layouts inference gives it gets
 // twice the threads for the same tile, while that helps, up to 256: the
 // grid, tiles and ops stay as written, the kernel records the threads the
@@ -8,13 +8,16 @@
 // at 256 threads, whose shared tiles and scratch would pass the block's
 // shared memory, that could tell the thread count (a local tile, a layout
 // written by the program, an op the passes do not interpret) or that say
-// tile.split_threads = 1 keep their threads; targets without the key
-// (lavapipe) never split. sm_90a and sm_80 set 128: none of this file's
-// kernels passes it, but a 128x256 f32 accumulator over 128 threads (256
-// words, more than the 255 registers: an error before) gets 256 threads.
+// tile.split_threads = 1 keep their threads; targets without the key (the
+// host) never split. The shipped GPU targets (sm_90a, sm_80, nvidia-vk,
+// amd-vk, lavapipe) set 128: none of this file's kernels passes it, but a
+// 128x256 f32 accumulator over 128 threads (256 words, more than the 255
+// registers: an error before) gets 256 threads.
 // RUN: sed -e 's/128x128xf32/128x256xf32/g; s/32x128xf16/32x256xf16/g' %examples/gemm.mlir > %t/wide.mlir
 // RUN: %tessera-opt --tessera-split-threads=target=sm_90a %t/wide.mlir | FileCheck %s --check-prefix=WIDE
 // RUN: %tessera-opt --tessera-split-threads=target=sm_80 %t/wide.mlir | FileCheck %s --check-prefix=WIDE
+// RUN: %tessera-opt --tessera-split-threads=target=lavapipe %t/wide.mlir | FileCheck %s --check-prefix=WIDE
+// RUN: %tessera-opt --tessera-split-threads=target=host %t/wide.mlir | FileCheck %s --check-prefix=NONE
 // RUN: %tessera-opt --tessera-split-threads=target=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=NONE
 // WIDE: threads = 256 attributes {tile.threads_from = 128 : i64}
 // WIDE: tile.alloc : <128x256xf32, fragment>

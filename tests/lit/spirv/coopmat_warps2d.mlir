@@ -20,8 +20,8 @@
 // RUN: spirv-dis %t/g/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS
 // RUN: env TESSERA_SPLIT_THREADS=0 TESSERA_SPIRV_WARPS2D=0 %tessera compile %examples/gemm.mlir --no-cache --target spirv64-unknown-vulkan1.3:nvidia-vk -o %t/o.tsb --dump-dir %t/o
 // RUN: spirv-dis %t/o/kernels.nvidia-vk.spv | grep -c OpCooperativeMatrixLoadKHR | FileCheck %s --check-prefix=LOADS-OFF
-// With max_fragment_words_per_thread = 64 (a plugin copy; no shipped target
-// sets it) the block has 256 threads (tessera-split-threads): 4 x 2
+// With max_fragment_words_per_thread = 64 (a plugin copy; the shipped file
+// sets 128) the block has 256 threads (tessera-split-threads): 4 x 2
 // subgroups of 2 x 4 instances, 6 loads per K step (2 x 9 with 8 x 1
 // subgroups of 1 x 8).
 // RUN: %python %S/Inputs/split_threads_plugins.py %t/plugins nvidia-vk.toml
