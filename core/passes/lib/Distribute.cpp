@@ -3183,6 +3183,11 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   if (!kernel)
     return failure();
   threads = kernel.getThreads();
+  // Why tessera-split-threads left the block with fewer threads than its
+  // fragments wanted (a note on the register budget's error below).
+  std::string threadsKept;
+  if (auto a = kernel->getAttrOfType<StringAttr>("tile.threads_kept"))
+    threadsKept = a.getValue().str();
   warpSize = tgt.warpSize;
   numWarps = threads / warpSize;
   auto sb = kernel->getAttrOfType<IntegerAttr>("tile.shared_bytes");
@@ -3458,6 +3463,8 @@ LogicalResult Distributor::run(DistributedKernel &out) {
         << "all of them are live across this op (a fragment's registers are "
            "free between its last read and the next op that overwrites it "
            "whole)";
+    if (!threadsKept.empty())
+      diag.attachNote(kernelLoc) << "tessera-split-threads: " << threadsKept;
     return failure();
   }
   out.sharedBytes = scratchBytes ? scratchBase + scratchBytes : scratchBase;

@@ -110,7 +110,8 @@ std::string describe(TileType t) {
 /// Splits the kernel's threads if it should; returns what it did or why
 /// not (for TESSERA_SPLIT_THREADS=explain).
 std::string splitThreads(KernelOp kernel, const target::TargetDescription &tgt,
-                         const AtomFilter &filter) {
+                         const AtomFilter &filter, bool &stillOver) {
+  stillOver = false;
   int64_t limit = tgt.maxFragmentWordsPerThread;
   int64_t threads = kernel.getThreads();
   if (std::string why = threadCountDependence(kernel); !why.empty())
@@ -158,6 +159,7 @@ std::string splitThreads(KernelOp kernel, const target::TargetDescription &tgt,
     n = next;
     at = m;
   }
+  stillOver = at.largest > limit;
   if (n == threads) {
     os << "threads kept: the largest fragment (" << describe(now.largestTile)
        << ") takes " << now.largest << " words per thread, more than the "
@@ -220,9 +222,16 @@ struct SplitThreadsPass : TargetPass<SplitThreadsPass> {
       // Split once: a kernel that records its threads was split before.
       if (kernel->hasAttr("tile.threads_from"))
         continue;
-      std::string what = splitThreads(kernel, t, atomFilter);
+      bool stillOver = false;
+      std::string what = splitThreads(kernel, t, atomFilter, stillOver);
       if (explain)
         kernel.emitRemark() << what;
+      // Where the largest fragment still takes more words than the target
+      // wants, distribution's register error (if it comes) says why the
+      // threads stopped there.
+      if (stillOver)
+        kernel->setAttr("tile.threads_kept",
+                        StringAttr::get(kernel.getContext(), what));
     }
   }
 };

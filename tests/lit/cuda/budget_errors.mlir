@@ -11,3 +11,4 @@
 
 // CHECK: too_many_registers.mlir:14:3: error: the kernel's fragments need 256 registers per thread, more than the 255 of target 'sm_{{80|90a}}'
 // CHECK-NEXT: too_many_registers.mlir:17:11: note: 256x256xf32 fragment: 256 registers
+// CHECK: too_many_registers.mlir:14:3: note: tessera-split-threads: threads 128 -> 256: the largest fragment (256x256xf32 fragment) takes 256 words per thread instead of 512 (more than the 128 of target 'sm_{{80|90a}}': more than 256 threads)

@@ -136,7 +136,7 @@ tile.func @small(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
 
 // 128 words over 256 threads: no more than 256.
 // CHECK-LABEL: tile.func @wide
-// CHECK: threads = 256 {
+// CHECK: threads = 256 attributes {tile.threads_kept = "threads kept: {{.*}} but more than 256 threads"} {
 tile.func @wide(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
                %C: !tile.tensor<[M, N], f32>) {
   %c0 = arith.constant 0 : index
@@ -272,7 +272,7 @@ tile.func @foreign(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
 // regions over 4 subgroups fit nvidia-vk's 48 KiB of workgroup memory, 24
 // KiB over 8 would not: kept.
 // CHECK-LABEL: tile.func @shared
-// CHECK: threads = 128 {
+// CHECK: threads = 128 attributes {tile.threads_kept = "threads kept: {{.*}}more than the 49152 of a block"} {
 tile.func @shared(%A: !tile.tensor<[M, K], f16>, %B: !tile.tensor<[K, N], f16>,
                   %C: !tile.tensor<[M, N], f32>) {
   %c0 = arith.constant 0 : index
