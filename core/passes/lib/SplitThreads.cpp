@@ -10,13 +10,13 @@
 // register file without spilling, and more warps per multiprocessor.
 //
 // When: the target has `max_fragment_words_per_thread = W` (0 or absent:
-// never; sm_90a and sm_80: 128, so that a 128x256 f32 accumulator over 128
-// threads fits the register file), and the kernel's largest fragment, with the
-// layouts tessera-infer-layouts gives it, takes more than W words per thread.
-// The threads double while that holds and doubling helps: layouts inferred on a
-// copy of the kernel with twice the threads give the largest fragment
-// fewer words per thread (an accumulator of atoms spread over twice the
-// warps, not replicated), the threads stay at most 256 and the target's
+// never; the shipped GPU targets: 128, so that a 128x256 f32 accumulator
+// over 128 threads fits the register file), and the kernel's largest fragment,
+// with the layouts tessera-infer-layouts gives it, takes more than W words per
+// thread. The threads double while that holds and doubling helps: layouts
+// inferred on a copy of the kernel with twice the threads give the largest
+// fragment fewer words per thread (an accumulator of atoms spread over twice
+// the warps, not replicated), the threads stay at most 256 and the target's
 // max_threads_per_block, and the single-buffered shared tiles with the
 // scratch distribution places after them (reductions' partials per warp
 // group, the reorder regions of opaque accumulators, one per warp) still fit
