@@ -16,13 +16,15 @@
 // of a step copy the same elements (masked at the tensor's edges the same
 // way) and the gemms accumulate them into C in the same order, so C gets
 // the same sequence of multiply-adds; a half past the end of K copies
-// zeros, as the masked part of the wider step did.
+// zeros, as the masked part of the wider step did. Where the loop runs from
+// 0 to ceildiv(D, BK) for a tensor dimension D that every copy's K
+// dimension equals (the same symbol or static size), it runs to ceildiv(D,
+// BK / 2) instead: the halves that would start past D copy only zeros.
 //
-// Lengthening is the converse, over [0, ceildiv(ub, 2)) with steps of 2 BK;
-// it is exact only where the longer last step adds nothing but zeros, so
-// only where the loop runs from 0 to ceildiv(D, BK) for a tensor dimension
-// D that every copy's K dimension equals (the same symbol or static size):
-// the part of the last step past ub * BK then lies past D.
+// Lengthening is the converse, over [0, ceildiv(D, 2 BK)) with steps of
+// 2 BK; it is exact only where the longer last step adds nothing but
+// zeros, so only for loops of that form: the part of the last step past
+// ceildiv(D, BK) * BK then lies past D.
 //
 // Which loops: at the top of a loop body only
 //   - copies of a global tensor into a shared tile allocated outside the loop
@@ -79,6 +81,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
 #include <cstdlib>
 #include <string>
 
@@ -360,21 +363,24 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
 }
 
 /// Gives the loop K steps of `step` (a power-of-two multiple or fraction
-/// of its own): shorter ones over [f lb, f ub), longer ones over [0,
-/// ceildiv(ub, f)) (see mayLengthen), the copied tiles as deep as a step.
-void setStep(KLoop &k, int64_t step) {
+/// of its own), the copied tiles as deep as a step: over [0, ceildiv(D,
+/// step)) where `extent` is the loop's K extent D (kExtent), else (shorter
+/// steps only) over [f lb, f ub).
+void setStep(KLoop &k, int64_t step, Value extent) {
   PipelinedOp p = k.loop;
   MLIRContext *ctx = p.getContext();
   OpBuilder b(p);
   Location loc = p.getLoc();
-  bool shorter = step < k.step;
-  int64_t factor = shorter ? k.step / step : step / k.step;
-  Value f = arith::ConstantIndexOp::create(b, loc, factor);
-  if (shorter) {
+  if (extent) {
+    // From 0 to ceildiv(D, step) (kExtent): no step past D.
+    Value s = arith::ConstantIndexOp::create(b, loc, step);
+    p->setOperand(1, arith::CeilDivUIOp::create(b, loc, extent, s));
+  } else {
+    // Shorter steps over [f lb, f ub): the same range of K.
+    assert(step < k.step && "longer steps need the loop's K extent");
+    Value f = arith::ConstantIndexOp::create(b, loc, k.step / step);
     p->setOperand(0, arith::MulIOp::create(b, loc, p.getLowerBound(), f));
     p->setOperand(1, arith::MulIOp::create(b, loc, p.getUpperBound(), f));
-  } else {
-    p->setOperand(1, arith::CeilDivUIOp::create(b, loc, p.getUpperBound(), f));
   }
   b.setInsertionPoint(k.mul);
   k.mul->setOperand(k.constIdx,
@@ -390,15 +396,16 @@ void setStep(KLoop &k, int64_t step) {
   p->setAttr("tile.k_step_from", b.getI64IntegerAttr(k.step));
 }
 
-/// Whether the loop's steps may be made longer: the loop
-/// runs from 0 to ceildiv(D, BK) for a tensor dimension D that every copy's
-/// K dimension equals (the same symbol, or the same static size), so the
-/// longer last step reaches only past D, where the copies read zeros.
-bool mayLengthen(const KLoop &k, std::string &why) {
+/// The tensor dimension D where the loop runs from 0 to ceildiv(D, BK) and
+/// every copy's K dimension equals D (the same symbol, or the same static
+/// size), else null with `why`. Then a step of any length may end at
+/// ceildiv(D, step): the copies read zeros past D, so a longer last step
+/// adds nothing, and no step of a shorter loop starts past D.
+Value kExtent(const KLoop &k, std::string &why) {
   PipelinedOp p = k.loop;
   if (!matchPattern(p.getLowerBound(), m_Zero())) {
     why = "the loop does not start at 0";
-    return false;
+    return Value();
   }
   auto cd = p.getUpperBound().getDefiningOp<arith::CeilDivUIOp>();
   APInt c;
@@ -406,7 +413,7 @@ bool mayLengthen(const KLoop &k, std::string &why) {
   if (!cd || !dim || !matchPattern(cd.getRhs(), m_ConstantInt(&c)) ||
       c.getSExtValue() != k.step) {
     why = "the loop does not end at ceildiv(a tensor dimension, BK)";
-    return false;
+    return Value();
   }
   auto tt = cast<GlobalTensorType>(dim.getTensor().getType());
   int64_t di = dim.getIndex();
@@ -419,10 +426,10 @@ bool mayLengthen(const KLoop &k, std::string &why) {
          st.getShape()[td] == tt.getShape()[di]);
     if (!same) {
       why = "a copy's K dimension is not the one the loop's bound divides";
-      return false;
+      return Value();
     }
   }
-  return true;
+  return cd.getLhs();
 }
 
 struct KStepsPass : TargetPass<KStepsPass> {
@@ -466,14 +473,15 @@ struct KStepsPass : TargetPass<KStepsPass> {
           int64_t longer = k->step;
           while (longer < 2 * ak)
             longer *= 2;
-          if (!mayLengthen(*k, no)) {
+          Value extent = kExtent(*k, no);
+          if (!extent) {
             if (explain)
               p.emitRemark()
                   << "K step " << k->step << " kept, shorter than " << 2 * ak
                   << " (two K steps of the MMA atom): " << no;
             continue;
           }
-          setStep(*k, longer);
+          setStep(*k, longer, extent);
           if (explain)
             p.emitRemark() << "K step " << k->step << " -> " << longer
                            << ": shorter than two K steps of the MMA atom ("
@@ -492,7 +500,8 @@ struct KStepsPass : TargetPass<KStepsPass> {
             p.emitRemark() << "K step " << k->step << " kept: " << why;
           continue;
         }
-        setStep(*k, step);
+        std::string ignored;
+        setStep(*k, step, kExtent(*k, ignored));
         if (explain)
           p.emitRemark() << "K step " << k->step << " -> " << step << ": "
                          << first << " (stopped: " << why << ")";

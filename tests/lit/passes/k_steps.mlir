@@ -10,6 +10,11 @@
 // blocks keep theirs;
 // targets without the keys (sm_80, the host, lavapipe) never split.
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=ROWBIAS
+// The loop ends at ceildiv(K, BK): shorter steps end at ceildiv(K, BK / f)
+// (no step starting past K); with another bound the loop covers the same
+// range as written, [f lb, f ub).
+// RUN: sed -e 's/%%nk = arith.ceildivui %%k, %%c128/%%nk = arith.divui %%k, %%c128/' %examples/zoo/gemm_bf16_64x64_rowbias.mlir > %t.floor128.mlir
+// RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %t.floor128.mlir | FileCheck %s --check-prefix=SAMERANGE
 // RUN: env TESSERA_K_STEPS=stages %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=STAGES
 // RUN: env TESSERA_K_STEPS=0 %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-k-steps=target=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=OFF
 // RUN: %tessera-opt --tessera-k-steps=target=sm_90a %examples/zoo/gemm_bf16_64x64_rowbias.mlir | FileCheck %s --check-prefix=SMALL
@@ -34,13 +39,12 @@
 // Gemms on vector FMA keep their steps (f32 x f32 on sm_90a).
 // RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/zoo/linear_f32_nt.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FMA
 
-// ROWBIAS: %[[NK:.*]] = arith.ceildivui %{{.*}}, %c128
+// ROWBIAS: %[[K:.*]] = tile.dim %arg0, 1
 // ROWBIAS: tile.kernel {{.*}} threads = 256 attributes {tile.widened = array<i64: 4, 2>}
 // ROWBIAS: %[[A:.*]] = tile.alloc : <128x32xbf16, shared>
 // ROWBIAS: %[[B:.*]] = tile.alloc : <32x256xbf16, shared>
-// ROWBIAS: %[[C4:.*]] = arith.constant 4 : index
-// ROWBIAS: %[[UB:.*]] = arith.muli %[[NK]], %[[C4]]
-// ROWBIAS: tile.pipelined %[[IV:.*]] = %{{.*}} to %[[UB]] step %c1 stages = 3 attributes {tile.k_step_from = 128 : i64}
+// ROWBIAS: %[[UB:.*]] = arith.ceildivui %[[K]], %c32
+// ROWBIAS: tile.pipelined %[[IV:.*]] = %c0 to %[[UB]] step %c1 stages = 3 attributes {tile.k_step_from = 128 : i64}
 // ROWBIAS: %[[C32:.*]] = arith.constant 32 : index
 // ROWBIAS: %[[K0:.*]] = arith.muli %[[IV]], %[[C32]]
 // ROWBIAS: tile.copy %arg0[%{{.*}}, %[[K0]]], %[[A]] : !tile.tensor<[M, K], bf16>, !tile.tile<128x32xbf16, shared>
@@ -69,10 +73,10 @@
 // GEMM: remark: K step 32 kept: a step of 16 would be less than two K steps of the MMA atom (16)
 // MOE: remark: K step 64 kept: steps of 32 would do 262144 multiply-adds per block, fewer than the 1048576 of target 'sm_90a'
 
-// LONGER: %[[NK:.*]] = arith.ceildivui %{{.*}}, %c16
+// LONGER: %[[K:.*]] = tile.dim %arg0, 1
 // LONGER: %[[A:.*]] = tile.alloc : <128x32xf16, shared>
 // LONGER: %[[B:.*]] = tile.alloc : <32x256xf16, shared>
-// LONGER: %[[UB:.*]] = arith.ceildivui %[[NK]], %c2{{.*}}
+// LONGER: %[[UB:.*]] = arith.ceildivui %[[K]], %c32
 // LONGER: tile.pipelined %[[IV:.*]] = %c0 to %[[UB]] step %c1 stages = 3 attributes {tile.k_step_from = 16 : i64}
 // LONGER: %[[K0:.*]] = arith.muli %[[IV]], %c32
 // LONGER: tile.copy %arg0[%{{.*}}, %[[K0]]], %[[A]]
@@ -80,3 +84,8 @@
 // OFF16: tile.alloc : <128x16xf16, shared>
 // OFF16: tile.alloc : <16x128xf16, shared>
 // FMA: remark: K step 32 kept: the gemms take vector FMA (no matrix atom for their types)
+// SAMERANGE: %[[NK:.*]] = arith.divui %{{.*}}, %c128
+// SAMERANGE: %[[C4:.*]] = arith.constant 4 : index
+// SAMERANGE: %[[LB:.*]] = arith.muli %c0, %[[C4]]
+// SAMERANGE: %[[UB:.*]] = arith.muli %[[NK]], %[[C4]]
+// SAMERANGE: tile.pipelined %{{.*}} = %[[LB]] to %[[UB]] step %c1 stages = 3 attributes {tile.k_step_from = 128 : i64}
