@@ -266,10 +266,6 @@ int64_t atomK(const KLoop &k, const target::TargetDescription &tgt) {
   return most;
 }
 
-int64_t tileBytesOf(TileType t) {
-  return t.getNumElements() * elementBytes(t.getElementType());
-}
-
 /// Whether to halve the step, and why (or why not).
 bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
                  const target::TargetDescription &tgt, Mode mode,
@@ -295,7 +291,7 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
   for (auto [alloc, d] : llvm::zip(k.tiles, k.dims)) {
     AllocOp a = alloc;
     TileType t = a.getType();
-    int64_t bytes = tileBytesOf(t) / t.getShape()[d] * step;
+    int64_t bytes = sharedTileBytes(t, 0) / t.getShape()[d] * step;
     buffered += bytes;
     rowBytes =
         std::max<int64_t>(rowBytes, step * elementBytes(t.getElementType()));
@@ -304,7 +300,7 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
   int64_t others = 0;
   kernel.walk([&](AllocOp a) {
     if (a.getType().isShared() && !ours.contains(a))
-      others += tileBytesOf(a.getType());
+      others += sharedTileBytes(a.getType(), 0);
   });
   int64_t room = tgt.sharedMemoryPerBlockOptin - others;
   int64_t stages = buffered > 0 ? room / buffered : 0;

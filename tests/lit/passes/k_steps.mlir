@@ -33,6 +33,12 @@
 // RUN: sed -e 's/%%nk = arith.ceildivui %%k, %%cbk/%%nk = arith.divui %%k, %%cbk/' %S/Inputs/gemm_k16.mlir > %t.floor.mlir
 // RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-k-steps=target=sm_90a %t.floor.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FLOOR
 // RUN: env TESSERA_K_STEPS=0 %tessera-opt --tessera-k-steps=target=sm_90a %S/Inputs/gemm_k16.mlir | FileCheck %s --check-prefix=OFF16
+// Nor where a copy's K is another tensor dimension than the bound's, or the
+// loop does not start at 0.
+// RUN: sed -e 's/\[K, N\]/[L, N]/g' %S/Inputs/gemm_k16.mlir > %t.otherk.mlir
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-k-steps=target=sm_90a %t.otherk.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=OTHERK
+// RUN: sed -e 's/tile.pipelined %%kt = %%c0 to/tile.pipelined %%kt = %%c1 to/' %S/Inputs/gemm_k16.mlir > %t.from1.mlir
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-k-steps=target=sm_90a %t.from1.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FROM1
 // A program keeps its step by writing tile.k_step_from on the loop.
 // RUN: sed -e 's/stages = 3 {/stages = 3 attributes {tile.k_step_from = 16 : i64} {/' %S/Inputs/gemm_k16.mlir > %t.keep.mlir
 // RUN: %tessera-opt --tessera-k-steps=target=sm_90a %t.keep.mlir | FileCheck %s --check-prefix=OFF16
@@ -89,3 +95,5 @@
 // SAMERANGE: %[[LB:.*]] = arith.muli %c0, %[[C4]]
 // SAMERANGE: %[[UB:.*]] = arith.muli %[[NK]], %[[C4]]
 // SAMERANGE: tile.pipelined %{{.*}} = %[[LB]] to %[[UB]] step %c1 stages = 3 attributes {tile.k_step_from = 128 : i64}
+// OTHERK: remark: K step 16 kept, shorter than 32 (two K steps of the MMA atom): a copy's K dimension is not the one the loop's bound divides
+// FROM1: remark: K step 16 kept, shorter than 32 (two K steps of the MMA atom): the loop does not start at 0
