@@ -13,7 +13,7 @@
 // amd-vk, lavapipe) set 128: none of this file's kernels passes it, but a
 // 128x256 f32 accumulator over 128 threads (256 words, more than the 255
 // registers: an error before) gets 256 threads.
-// RUN: sed -e 's/128x128xf32/128x256xf32/g; s/32x128xf16/32x256xf16/g' %examples/gemm.mlir > %t/wide.mlir
+// RUN: rm -rf %t && mkdir -p %t && sed -e 's/128x128xf32/128x256xf32/g; s/32x128xf16/32x256xf16/g' %examples/gemm.mlir > %t/wide.mlir
 // RUN: %tessera-opt --tessera-split-threads=target=sm_90a %t/wide.mlir | FileCheck %s --check-prefix=WIDE
 // RUN: %tessera-opt --tessera-split-threads=target=sm_80 %t/wide.mlir | FileCheck %s --check-prefix=WIDE
 // RUN: %tessera-opt --tessera-split-threads=target=lavapipe %t/wide.mlir | FileCheck %s --check-prefix=WIDE
