@@ -57,6 +57,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -124,42 +125,9 @@ bool ptxFastOff() {
 /// The attribute scf-to-cf copies from an scf.for to its latch branch.
 constexpr llvm::StringLiteral kLoopAnnotation = "llvm.loop_annotation";
 
-LogicalResult lowerToNVVM(ModuleOp module,
-                          const tessera::CompileOptions &options) {
-  // convert-gpu-to-nvvm lowers every loaded dialect with a ConvertToLLVM
-  // interface; register the ones the lowering produces.
-  DialectRegistry registry;
-  arith::registerConvertArithToLLVMInterface(registry);
-  cf::registerConvertControlFlowToLLVMInterface(registry);
-  registerConvertFuncToLLVMInterface(registry);
-  index::registerConvertIndexToLLVMInterface(registry);
-  registerConvertMathToLLVMInterface(registry);
-  registerConvertMemRefToLLVMInterface(registry);
-  registerConvertNVVMToLLVMInterface(registry);
-  ub::registerConvertUBToLLVMInterface(registry);
-  vector::registerConvertVectorToLLVMInterface(registry);
-  module.getContext()->appendDialectRegistry(registry);
-  module.getContext()->loadDialect<cf::ControlFlowDialect, ub::UBDialect>();
-  // Loops distribution marks `tile.no_unroll` (the copy warp's) carry
-  // LLVM's unroll.disable through scf-to-cf, which copies the annotation to
-  // the loop's latch branch.
-  MLIRContext *ctx = module.getContext();
-  auto noUnroll = LLVM::LoopAnnotationAttr::get(
-      ctx, {}, {}, {},
-      LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {}, {}, {}, {},
-                                {}, {}),
-      {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
-  module.walk([&](scf::ForOp loop) {
-    if (loop->hasAttr("tile.no_unroll"))
-      loop->setAttr(kLoopAnnotation, noUnroll);
-  });
-  PassManager pm(module.getContext());
-  if (options.printIRAfterAll)
-    tessera::lowering::printIRAfterAll(pm);
-  tessera::lowering::enablePassTimingFromEnv(pm);
-  // Everything runs per gpu.module: the kernels and their twins (a module
-  // of their own) lower in parallel.
-  OpPassManager &gm = pm.nest<gpu::GPUModuleOp>();
+/// The passes that lower a gpu.module of distributed kernels to the LLVM
+/// and NVVM dialects.
+void addNVVMPasses(OpPassManager &gm) {
   // The first clean-up of distribution's output without region
   // simplification (block merging, dead block arguments), top down: the
   // same PTX for every example and zoo kernel on sm_90a and sm_80, in a
@@ -186,6 +154,62 @@ LogicalResult lowerToNVVM(ModuleOp module,
   gm.addPass(createReconcileUnrealizedCastsPass());
   gm.addPass(createCanonicalizerPass());
   gm.addPass(createCSEPass());
+}
+
+/// What lowering to NVVM and translating to LLVM IR need registered in the
+/// context: once, before any thread lowers a module.
+void prepareNVVMLowering(MLIRContext *ctx) {
+  // convert-gpu-to-nvvm lowers every loaded dialect with a ConvertToLLVM
+  // interface; register the ones the lowering produces.
+  DialectRegistry registry;
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
+  ctx->appendDialectRegistry(registry);
+  ctx->loadDialect<cf::ControlFlowDialect, ub::UBDialect, NVVM::NVVMDialect,
+                   LLVM::LLVMDialect>();
+  registerBuiltinDialectTranslation(*ctx);
+  registerLLVMDialectTranslation(*ctx);
+  registerNVVMDialectTranslation(*ctx);
+  // The dialects the passes depend on, loaded now: a pass manager loads
+  // them when it runs, which two threads must not do at once.
+  PassManager pm(ctx, gpu::GPUModuleOp::getOperationName());
+  addNVVMPasses(pm);
+  DialectRegistry deps;
+  pm.getDependentDialects(deps);
+  ctx->appendDialectRegistry(deps);
+  for (llvm::StringRef name : deps.getDialectNames())
+    ctx->getOrLoadDialect(name);
+}
+
+/// Lowers one gpu.module (the kernels, or their twins: each on a thread of
+/// its own) to the LLVM and NVVM dialects.
+LogicalResult lowerToNVVM(gpu::GPUModuleOp module,
+                          const tessera::CompileOptions &options) {
+  // Loops distribution marks `tile.no_unroll` (the copy warp's) carry
+  // LLVM's unroll.disable through scf-to-cf, which copies the annotation to
+  // the loop's latch branch.
+  MLIRContext *ctx = module.getContext();
+  auto noUnroll = LLVM::LoopAnnotationAttr::get(
+      ctx, {}, {}, {},
+      LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {}, {}, {}, {},
+                                {}, {}),
+      {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+  module.walk([&](scf::ForOp loop) {
+    if (loop->hasAttr("tile.no_unroll"))
+      loop->setAttr(kLoopAnnotation, noUnroll);
+  });
+  PassManager pm(ctx, gpu::GPUModuleOp::getOperationName());
+  if (options.printIRAfterAll)
+    tessera::lowering::printIRAfterAll(pm);
+  tessera::lowering::enablePassTimingFromEnv(pm);
+  addNVVMPasses(pm);
   if (failed(pm.run(module)))
     return failure();
   // The cf-to-llvm conversion keeps the latch's annotation as a plain
@@ -621,66 +645,76 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
   gpuModule.walk([&](LLVM::LLVMFuncOp f) {
     tmaKernels |= f.getName() == tessera::cuda::kTmaMapFn;
   });
-  // The twins of TMA kernels compile beside the kernels, to PTX only.
+  // The twins of TMA kernels compile beside the kernels, to PTX only: from
+  // their lowering to NVVM to their PTX on a thread of their own (their
+  // module is larger than the kernels': the longer of the two paths),
+  // while this one lowers and optimizes the kernels and runs ptxas on them
+  // (unless the context is single-threaded, e.g. for --print-ir-after-all).
   gpu::GPUModuleOp twins = splitFallbackKernels(gpuModule);
-
-  {
-    tessera::ScopedPhase phase("lower to NVVM");
-    if (failed(lowerToNVVM(module, options)))
-      return failure();
-  }
-
-  std::vector<PtxJob> jobs(twins ? 2 : 1);
-  {
-    tessera::ScopedPhase phase("translate to LLVM IR");
-    registerBuiltinDialectTranslation(*ctx);
-    registerLLVMDialectTranslation(*ctx);
-    registerNVVMDialectTranslation(*ctx);
-    if (failed(translateToLLVM(gpuModule, tmaKernels, jobs[0])))
-      return failure();
-    if (twins) {
-      jobs[1].onDemand = true;
-      if (failed(translateToLLVM(twins, tmaKernels, jobs[1])))
-        return failure();
-    }
-  }
-
+  prepareNVVMLowering(ctx);
   tessera::lowering::initializeLLVMTargets();
   std::string chip = target.chip.empty() ? "sm_80" : target.chip;
-  // The twins' LLVM pipeline runs on a thread of its own while this one
-  // optimizes the kernels and runs ptxas on them (unless the context is
-  // single-threaded, e.g. for --print-ir-after-all).
   std::string ptxas = findPtxas();
   bool havePtxas = !ptxas.empty() && ptxas != "none";
+
+  std::vector<PtxJob> jobs(twins ? 2 : 1);
   std::thread twinThread;
+  std::function<void()> runTwins;
+  // The twins' lowering or translation failed (its diagnostics are out).
+  bool twinsFailed = false;
   if (twins) {
     // TESSERA_CUDA_TWINS=cubin: the twins go through ptxas too (on their
     // thread), for deployments that want no JIT at run time.
     const char *form = std::getenv("TESSERA_CUDA_TWINS");
     bool twinCubin = havePtxas && form && llvm::StringRef(form) == "cubin";
     int depth = tessera::ScopedPhase::currentDepth();
-    auto runTwins = [&jobs, chip, depth, optLevel = options.optLevel, twinCubin,
-                     ptxas] {
+    jobs[1].onDemand = true;
+    runTwins = [&jobs, &twinsFailed, &options, twins, tmaKernels, chip, depth,
+                twinCubin, ptxas] {
       tessera::ScopedPhase phase(twinCubin ? "fallback twins to a cubin"
                                            : "fallback twins to PTX",
                                  depth);
       PtxJob &job = jobs[1];
-      optimizeAndEmitPtx(job, chip, optLevel);
+      {
+        tessera::ScopedPhase lower("lower to NVVM");
+        if (failed(lowerToNVVM(twins, options))) {
+          twinsFailed = true;
+          return;
+        }
+      }
+      {
+        tessera::ScopedPhase translate("translate to LLVM IR");
+        if (failed(translateToLLVM(twins, tmaKernels, job))) {
+          twinsFailed = true;
+          return;
+        }
+      }
+      optimizeAndEmitPtx(job, chip, options.optLevel);
       if (twinCubin && job.error.empty()) {
         tessera::ScopedPhase ptxasPhase("ptxas");
         if (!runPtxas(ptxas, chip, job.ptx, job.cubin, job.ptxasLog))
           job.error = job.ptxasLog;
       }
     };
+    // (Single-threaded, they compile after the kernels.)
     if (ctx->isMultithreadingEnabled())
       twinThread = std::thread(runTwins);
-    else
-      runTwins();
   }
   llvm::scope_exit joinTwins([&] {
     if (twinThread.joinable())
       twinThread.join();
   });
+
+  {
+    tessera::ScopedPhase phase("lower to NVVM");
+    if (failed(lowerToNVVM(gpuModule, options)))
+      return failure();
+  }
+  {
+    tessera::ScopedPhase phase("translate to LLVM IR");
+    if (failed(translateToLLVM(gpuModule, tmaKernels, jobs[0])))
+      return failure();
+  }
 
   PtxJob &kernels = jobs[0];
   optimizeAndEmitPtx(kernels, chip, options.optLevel);
@@ -709,7 +743,11 @@ LogicalResult tessera::cuda::emitCubin(ModuleOp module,
     if (twinThread.joinable()) {
       tessera::ScopedPhase phase("wait for the fallback twins");
       twinThread.join();
+    } else {
+      runTwins();
     }
+    if (twinsFailed)
+      return failure();
     PtxJob &fb = jobs[1];
     if (!fb.error.empty())
       return emitError(loc) << fb.error;
