@@ -53,6 +53,12 @@ mlir::LogicalResult distributeKernelFunction(
 /// (TESSERA_EXP_FMA=0: exp2((a - b) * log2 e)).
 void approximateFastExp(mlir::Operation *root);
 
+/// Registers the ConvertToLLVM interfaces of the dialects distribution
+/// leaves in a kernel (arith, cf, func, index, memref, ub, vector), which
+/// convert-gpu-to-nvvm / -rocdl use for every loaded dialect that has one;
+/// a backend adds its own (math, its intrinsics' dialect).
+void registerKernelToLLVMInterfaces(mlir::DialectRegistry &registry);
+
 /// `tessera compile --print-ir-after-all`: every pass of `pm` prints the
 /// whole module after it runs.
 void printIRAfterAll(mlir::PassManager &pm);
