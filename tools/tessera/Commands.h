@@ -21,6 +21,7 @@ struct Command {
   const char *usage;   // arguments, e.g. "<bundle.tsb>"
   const char *summary; // one line for `tessera help`
   CommandFn run;
+  const char *help; // `tessera <command> --help`, `tessera help <command>`
 };
 
 int runPlugins(int argc, char **argv);
