@@ -3973,8 +3973,7 @@ void Distributor::specialize(KernelOp kernel) {
   // Unrolling the copy warp's loop gains nothing (each iteration waits for
   // a stage the consumers release) and costs compile time: LLVM -O3 copied
   // it six times in gemm.mlir, 40% more SASS for ptxas to schedule. The
-  // backends that lower scf.for to LLVM turn `tile.no_unroll` into loop
-  // metadata.
+  // cuda backend turns `tile.no_unroll` into LLVM loop metadata.
   fill->setAttr("tile.no_unroll", b.getUnitAttr());
   if (persist) {
     OpBuilder::InsertionGuard g2(b);
