@@ -3947,39 +3947,60 @@ void Distributor::specialize(KernelOp kernel) {
   IRMapping map;
   for (Operation *op : slice)
     b.clone(*op, map);
-  // The early copies first: the loop's first iteration reads them with its
-  // first stage. Persistent, from the second tile on, once the consumers
-  // have released the last tile's.
-  if (persist && !early.empty()) {
-    Value k = tileIndex(pTiles);
-    auto again = scf::IfOp::create(
-        b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, k, c(1)),
-        /*withElse=*/false);
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPoint(again.thenBlock()->getTerminator());
-    hooks.emitBarrierWait(b, l, prologueBarrier(pipe, /*empty=*/true),
-                          remC(arith::SubIOp::create(b, l, k, c(1)), 2));
-  }
-  for (CopyOp cp : early) {
-    Operation *cl = b.clone(*cp, map);
-    cl->setAttr("tile.early_bulk", b.getUnitAttr());
-    cl->setAttr("tile.pipeline", b.getI64IntegerAttr(id));
-  }
+  // The early copies: the loop's first iteration reads them with its first
+  // stage. Persistent, from the second tile on, once the consumers have
+  // released the last tile's.
+  auto issueEarly = [&]() {
+    if (persist) {
+      Value k = tileIndex(pTiles);
+      auto again = scf::IfOp::create(
+          b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, k, c(1)),
+          /*withElse=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPoint(again.thenBlock()->getTerminator());
+      hooks.emitBarrierWait(b, l, prologueBarrier(pipe, /*empty=*/true),
+                            remC(arith::SubIOp::create(b, l, k, c(1)), 2));
+    }
+    for (CopyOp cp : early) {
+      Operation *cl = b.clone(*cp, map);
+      cl->setAttr("tile.early_bulk", b.getUnitAttr());
+      cl->setAttr("tile.pipeline", b.getI64IntegerAttr(id));
+    }
+  };
+  // Persistent blocks copy them after the tile's first stage (in the loop's
+  // first iteration; after the loop where it has none): the consumers
+  // release the last tile's early tiles only after their loop, and the
+  // next tile's first stage, whose slot the consumers free earlier, would
+  // wait behind them.
+  bool earlyAfterFirst = persist && !early.empty();
+  if (!earlyAfterFirst)
+    issueEarly();
   pipe.early = int64_t(early.size());
   Value lb = map.lookupOrDefault(loop.getLowerBound());
   Value ub = map.lookupOrDefault(loop.getUpperBound());
   Value step = map.lookupOrDefault(loop.getStep());
   auto fill = scf::ForOp::create(b, l, lb, ub, step);
-  // Unrolling the copy warp's loop gains nothing (each iteration waits for
-  // a stage the consumers release) and costs compile time: LLVM -O3 copied
-  // it six times in gemm.mlir, 40% more SASS for ptxas to schedule. The
-  // cuda backend turns `tile.no_unroll` into LLVM loop metadata.
-  fill->setAttr("tile.no_unroll", b.getUnitAttr());
   if (persist) {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointAfter(fill);
     scf::YieldOp::create(b, l, add(pBase, tripCount(lb, ub, step)));
   }
+  if (earlyAfterFirst) {
+    // (Before the tile walk's yield, which comes right after the loop.)
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointAfter(fill);
+    auto none = scf::IfOp::create(
+        b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, lb, ub),
+        /*withElse=*/false);
+    b.setInsertionPoint(none.thenBlock()->getTerminator());
+    issueEarly();
+  }
+  // Unrolling the copy warp's loop gains nothing (each iteration waits for
+  // a stage the consumers release) and costs compile time: LLVM -O3 copied
+  // it six times in gemm.mlir, 40% more SASS for ptxas to schedule. The
+  // cuda backend turns `tile.no_unroll` into LLVM loop metadata.
+  fill->setAttr("tile.no_unroll", b.getUnitAttr());
+
   b.setInsertionPoint(fill.getBody()->getTerminator());
   int64_t S = pipe.stages;
   // The iteration's number among all the block's iterations (persistent:
@@ -4022,6 +4043,16 @@ void Distributor::specialize(KernelOp kernel) {
     for (auto [f, t2] : llvm::zip(from, to))
       if (multicastCopies.contains(f))
         multicastCopies.insert(t2);
+  }
+  if (earlyAfterFirst) {
+    auto first =
+        scf::IfOp::create(b, l,
+                          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                fill.getInductionVar(), lb),
+                          /*withElse=*/false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPoint(first.thenBlock()->getTerminator());
+    issueEarly();
   }
   // The consumers: no prologue copies or commits; the loop's issue becomes
   // the release of the stage the previous iteration read.

@@ -9,7 +9,10 @@
 // keeps the threads' copy (and the drain's barrier). Persistent blocks
 // (TESSERA_PERSISTENT=1) copy Q again for each tile they walk, once every
 // consumer warp has released the last tile's Q on a second barrier (six
-// barriers: 2 stages, 2 releases, Q and its release).
+// barriers: 2 stages, 2 releases, Q and its release), after the tile's
+// first K/V stage (in the copy loop's first iteration, or after a loop
+// with none): 8 TMA loads in the PTX, K's and V's two boxes each in the
+// loop, Q's two boxes in both places.
 // The normalization O = acc / l is written with fastmath<arcp>: one
 // reciprocal per row and a multiply per element, no div.rn.f32.
 // REQUIRES: tessera, plugin-cuda
@@ -20,6 +23,7 @@
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
 // RUN: env TESSERA_PERSISTENT=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
 // RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
+// RUN: grep -c 'cp.async.bulk.tensor.4d.shared::cluster.global' %t/p/kernel.sm_90a.ptx | FileCheck %s --check-prefix=PLOADS
 // RUN: %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
 // RUN: FileCheck %s --check-prefix=GQA --input-file %t/gqa/kernel.sm_90a.ptx
 
@@ -64,6 +68,7 @@
 // PERSIST: mbarrier.arrive.shared::cta.b64
 // PERSIST-NOT: ld.global.v4
 // PERSIST: ret;
+// PLOADS: {{^}}8{{$}}
 
 // GQA: {84, 77, 65, 50, 4, 0, 0, 0,
 // GQA: setmaxnreg.dec.sync.aligned.u32 40;
