@@ -69,11 +69,12 @@ def variant(src, tm, tn, bk, dt):
     return src
 
 
-def gen(out, binary, targets):
+def compile_all(out, files, binary, targets, env=None):
+    """Writes <out>/<name>.mlir for each (name, text) of `files` and compiles
+    it for `targets` to <out>/<name>.tsb (`env`: {name: extra environment}
+    for bundles compiled with a compiler switch); lists the failures in
+    <out>/failed.txt and on stdout."""
     os.makedirs(out, exist_ok=True)
-    src = open(os.path.join(ROOT, "examples", "gemm.mlir")).read()
-    files = [("base", src)]
-    files += [("g_%dx%dx%d_%s" % v, variant(src, *v)) for v in VARIANTS]
     failed = []
     for name, text in files:
         path = os.path.join(out, name + ".mlir")
@@ -83,7 +84,8 @@ def gen(out, binary, targets):
                os.path.join(out, name + ".tsb")]
         for t in targets:
             cmd += ["--target", t]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           env=dict(os.environ, **((env or {}).get(name, {}))))
         if r.returncode != 0:
             first = (r.stderr.strip().splitlines() or ["?"])[0]
             failed.append("%s: %s" % (name, first))
@@ -94,23 +96,32 @@ def gen(out, binary, targets):
         print("  " + l)
 
 
+def gen(out, binary, targets):
+    src = open(os.path.join(ROOT, "examples", "gemm.mlir")).read()
+    files = [("base", src)]
+    files += [("g_%dx%dx%d_%s" % v, variant(src, *v)) for v in VARIANTS]
+    compile_all(out, files, binary, targets)
+
+
 def run_one(binary, bundle, shape, *extra):
     device = os.environ.get("VARIANTS_DEVICE", "cuda")
     cmd = [binary, "run", bundle, "--device", device, "--shape", shape] + list(extra)
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-def run(out, binary, size):
+def check_and_time(out, binary, check_shapes, shape, rounds=2):
+    """Checks every bundle of <out> against its host image at
+    `check_shapes`, times it at `shape` (`rounds` rounds, the better kept)
+    and prints one JSON object per bundle (vs_base = base ms / ms)."""
     bundles = sorted(f[:-4] for f in os.listdir(out) if f.endswith(".tsb"))
     checks, times = {}, {b: [] for b in bundles}
     for b in bundles:
         ok = 0
-        for s in ("M=1000,N=1000,K=1000", "M=257,N=129,K=4097"):
+        for s in check_shapes:
             r = run_one(binary, os.path.join(out, b + ".tsb"), s, "--iters", "1", "--warmup", "0")
             ok += "check: passed" in r.stdout
         checks[b] = ok
-    shape = "M=%d,N=%d,K=%d" % (size, size, size)
-    for _ in range(2):
+    for _ in range(rounds):
         for b in bundles:
             r = run_one(binary, os.path.join(out, b + ".tsb"), shape, "--iters", "20",
                         "--warmup", "5", "--no-check", "--json", "--fill", "normal")
@@ -123,7 +134,12 @@ def run(out, binary, size):
         ms = min(times[b]) if times[b] else None
         print(json.dumps({"variant": b, "shape": shape, "ms": ms,
                           "vs_base": round(base / ms, 3) if ms else None,
-                          "checks": "%d/2" % checks[b]}))
+                          "checks": "%d/%d" % (checks[b], len(check_shapes))}))
+
+
+def run(out, binary, size):
+    check_and_time(out, binary, ("M=1000,N=1000,K=1000", "M=257,N=129,K=4097"),
+                   "M=%d,N=%d,K=%d" % (size, size, size))
 
 
 def main():
