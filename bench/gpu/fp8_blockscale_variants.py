@@ -142,17 +142,7 @@ def run(out, binary, size):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("gen", "run"):
-        raise SystemExit(__doc__)
-    out = sys.argv[2]
-    if sys.argv[1] == "gen":
-        binary = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, "build/default/bin/tessera")
-        targets = sys.argv[4:] or ["nvptx64-nvidia-cuda:sm_90a", "x86_64-unknown-linux-gnu"]
-        gen(out, binary, targets)
-    else:
-        if len(sys.argv) < 4:
-            raise SystemExit(__doc__)
-        run(out, sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 8192)
+    gemm_variants.cli(__doc__, gen, run, 8192)
 
 
 if __name__ == "__main__":

@@ -142,18 +142,23 @@ def run(out, binary, size):
                    "M=%d,N=%d,K=%d" % (size, size, size))
 
 
-def main():
+def cli(doc, gen_fn, run_fn, default_size):
+    """`gen <out> [binary] [target ...]` / `run <out> <binary> [size]`."""
     if len(sys.argv) < 3 or sys.argv[1] not in ("gen", "run"):
-        raise SystemExit(__doc__)
+        raise SystemExit(doc)
     out = sys.argv[2]
     if sys.argv[1] == "gen":
         binary = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, "build/default/bin/tessera")
         targets = sys.argv[4:] or ["nvptx64-nvidia-cuda:sm_90a", "x86_64-unknown-linux-gnu"]
-        gen(out, binary, targets)
+        gen_fn(out, binary, targets)
     else:
         if len(sys.argv) < 4:
-            raise SystemExit(__doc__)
-        run(out, sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 4096)
+            raise SystemExit(doc)
+        run_fn(out, sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else default_size)
+
+
+def main():
+    cli(__doc__, gen, run, 4096)
 
 
 if __name__ == "__main__":
