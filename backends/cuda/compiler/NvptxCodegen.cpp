@@ -7,6 +7,7 @@
 #include "LowerTileToGpu.h"
 #include "PhaseTimes.h"
 #include "PtxEmitter.h"
+#include "tessera/Passes/Distribute.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
@@ -190,7 +191,7 @@ LogicalResult lowerToNVVM(gpu::GPUModuleOp module,
                                 {}, {}),
       {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
   module.walk([&](scf::ForOp loop) {
-    if (loop->hasAttr("tile.no_unroll"))
+    if (loop->hasAttr(tessera::passes::kNoUnrollAttr))
       loop->setAttr(kLoopAnnotation, noUnroll);
   });
   PassManager pm(ctx, gpu::GPUModuleOp::getOperationName());

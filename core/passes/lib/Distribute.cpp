@@ -3998,8 +3998,8 @@ void Distributor::specialize(KernelOp kernel) {
   // Unrolling the copy warp's loop gains nothing (each iteration waits for
   // a stage the consumers release) and costs compile time: LLVM -O3 copied
   // it six times in gemm.mlir, 40% more SASS for ptxas to schedule. The
-  // cuda backend turns `tile.no_unroll` into LLVM loop metadata.
-  fill->setAttr("tile.no_unroll", b.getUnitAttr());
+  // cuda backend turns kNoUnrollAttr into LLVM loop metadata.
+  fill->setAttr(kNoUnrollAttr, b.getUnitAttr());
 
   b.setInsertionPoint(fill.getBody()->getTerminator());
   int64_t S = pipe.stages;

@@ -20,6 +20,11 @@
 
 namespace tessera::passes {
 
+/// Marks an scf.for distribution makes that unrolling cannot speed up (the
+/// copy warp's, whose iterations wait for stages the consumers release):
+/// the cuda backend gives it llvm.loop.unroll.disable.
+inline constexpr llvm::StringLiteral kNoUnrollAttr = "tile.no_unroll";
+
 /// What distribution of one kernel decided.
 struct DistributedKernel {
   /// Bytes of dynamic shared memory the kernel needs: the planned tiles plus
