@@ -100,15 +100,23 @@ OwningOpRef<ModuleOp> tessera::parseTileModule(llvm::StringRef path,
     emitError(UnknownLoc::get(&ctx)) << error;
     return {};
   }
-  if (auto at = tile::findDenseIndexArray(file->getBuffer())) {
-    // MLIR 22's parser would crash on it: report it here instead.
-    llvm::StringRef before = file->getBuffer().take_front(*at);
+  // Text MLIR 22's parser would crash on: reported here instead.
+  auto errorAt = [&](size_t at) {
+    llvm::StringRef before = file->getBuffer().take_front(at);
     unsigned line = 1 + before.count('\n');
     size_t bol = before.rfind('\n');
-    unsigned col = *at - (bol == llvm::StringRef::npos ? 0 : bol + 1) + 1;
-    emitError(FileLineColLoc::get(&ctx, path, line, col))
+    unsigned col = at - (bol == llvm::StringRef::npos ? 0 : bol + 1) + 1;
+    return emitError(FileLineColLoc::get(&ctx, path, line, col));
+  };
+  if (auto at = tile::findDenseIndexArray(file->getBuffer())) {
+    errorAt(*at)
         << "dense arrays of 'index' (array<index: ...>) are not supported by "
            "the MLIR parser this tessera uses; use i64 elements";
+    return {};
+  }
+  if (auto at = tile::findDeepNesting(file->getBuffer())) {
+    errorAt(*at) << "brackets nested more than " << tile::kMaxBracketDepth
+                 << " deep";
     return {};
   }
   llvm::SourceMgr sm;

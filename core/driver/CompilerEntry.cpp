@@ -111,7 +111,8 @@ TESSERA_ENTRY int tessera_compiler_reference(
   registerTileModuleDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
-  if (tile::findDenseIndexArray(llvm::StringRef(source, sourceSize)))
+  if (tile::findDenseIndexArray(llvm::StringRef(source, sourceSize)) ||
+      tile::findDeepNesting(llvm::StringRef(source, sourceSize)))
     return fail("the bundle's tile source does not parse");
   auto module = mlir::parseSourceString<mlir::ModuleOp>(
       llvm::StringRef(source, sourceSize), &ctx);

@@ -56,9 +56,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                   [](Diagnostic &) { return success(); });
   // A copy ends in a NUL, which the lexer may read past the end.
   std::string text(reinterpret_cast<const char *>(data), size);
-  // An upstream MLIR 22 parser crash, not tessera's (tessera's own parse
-  // paths reject such text with an error first).
-  if (tessera::tile::findDenseIndexArray(text))
+  // Upstream MLIR 22 parser crashes (a null dereference, a stack overflow
+  // on deep nesting), not tessera's: tessera's own parse paths reject such
+  // text with an error first.
+  if (tessera::tile::findDenseIndexArray(text) ||
+      tessera::tile::findDeepNesting(text))
     return 0;
   ParserConfig config(&context, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module =

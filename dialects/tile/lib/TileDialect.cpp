@@ -96,6 +96,30 @@ static size_t skipLexerTrivia(llvm::StringRef text, size_t i) {
   return i;
 }
 
+std::optional<size_t> tessera::tile::findDeepNesting(llvm::StringRef text) {
+  unsigned depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char ch = text[i];
+    if (ch == '"') {
+      // A string literal: up to the closing quote, past escaped characters.
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (ch == '/' && text.substr(i).starts_with("//")) {
+      size_t eol = text.find_first_of("\n\r", i);
+      i = eol == llvm::StringRef::npos ? text.size() : eol;
+    } else if (ch == '(' || ch == '[' || ch == '{' || ch == '<') {
+      if (++depth > kMaxBracketDepth)
+        return i;
+    } else if ((ch == ')' || ch == ']' || ch == '}' ||
+                (ch == '>' && (i == 0 || text[i - 1] != '-'))) &&
+               depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<size_t> tessera::tile::findDenseIndexArray(llvm::StringRef text) {
   for (size_t at = text.find("array"); at != llvm::StringRef::npos;
        at = text.find("array", at + 1)) {

@@ -17,6 +17,15 @@ namespace tessera::tile {
 /// `//` comments as the lexer sees them), so callers can reject the text with
 /// an error instead of handing it to the parser.
 std::optional<size_t> findDenseIndexArray(llvm::StringRef text);
+
+/// Brackets nested deeper than this are refused before parsing.
+inline constexpr unsigned kMaxBracketDepth = 256;
+/// MLIR's parser descends one call level per nested bracket (`[[[...`,
+/// `(((...`, `<<<...`) and overflows the stack on deep enough text. Returns
+/// the byte offset of the first bracket deeper than kMaxBracketDepth (seen
+/// outside strings and `//` comments), so callers can reject the text with
+/// an error first; real programs nest a handful deep.
+std::optional<size_t> findDeepNesting(llvm::StringRef text);
 } // namespace tessera::tile
 
 #include "tessera/Dialect/Tile/TileEnums.h.inc"
