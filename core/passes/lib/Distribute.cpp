@@ -3951,7 +3951,8 @@ void Distributor::specialize(KernelOp kernel) {
   // stage. Persistent, from the second tile on, once the consumers have
   // released the last tile's.
   auto issueEarly = [&]() {
-    if (persist) {
+    // (No early copies, no wait: nothing arrives on the release barrier.)
+    if (persist && !early.empty()) {
       Value k = tileIndex(pTiles);
       auto again = scf::IfOp::create(
           b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, k, c(1)),

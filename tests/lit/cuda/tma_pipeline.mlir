@@ -97,6 +97,11 @@
 // PERSIST: setmaxnreg.dec.sync.aligned.u32 40;
 // PERSIST: mov.u32 {{%r[0-9]+}}, %ctaid.x;
 // PERSIST: mov.u32 {{%r[0-9]+}}, %nctaid.x;
+// The copy warp waits only for a stage's release before its copies: a
+// program without early (prologue) copies gets no wait for their release,
+// on which nothing would ever arrive (it hung with several tiles a block).
+// PERSIST: mbarrier.try_wait
+// PERSIST-NOT: mbarrier.try_wait
 // PERSIST: cp.async.bulk.tensor.2d
 // PERSIST: setmaxnreg.inc.sync.aligned.u32 232;
 // PERSIST: mov.u32 {{%r[0-9]+}}, %ctaid.x;
