@@ -275,6 +275,7 @@ std::string tessera::compileCacheKey(const std::string &source, int optLevel,
 const std::vector<const char *> &tessera::compilerSwitches() {
   static const std::vector<const char *> names = {
       "TESSERA_CLUSTERS",
+      "TESSERA_COMPACT_TWINS",
       "TESSERA_CUDA_TWINS",
       "TESSERA_CUDA_WARP_SPECIALIZATION",
       "TESSERA_EARLY_BULK",

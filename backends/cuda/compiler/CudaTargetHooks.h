@@ -122,6 +122,7 @@ public:
     return wgmma && bulkCopies && warpSpecialization && persistent;
   }
   bool persistentTwin() const override { return twinPersistent; }
+  bool compactCopies() const override { return compact; }
   bool consumerTurns() const override { return wgmma && turns; }
   void emitTurnWait(mlir::OpBuilder &b, mlir::Location loc, int64_t group,
                     int64_t threads) override;
@@ -166,6 +167,7 @@ public:
   void setConsumerTurns(bool on) { turns = on; }
   /// Whether the kernel being distributed is the twin of a persistent one.
   void setPersistentTwin(bool on) { twinPersistent = on; }
+  void setCompactCopies(bool on) { compact = on; }
 
 private:
   /// The index of the tensor map of `c`'s tile (rows of it) in the tensor
@@ -184,6 +186,7 @@ private:
   bool warpSpecialization = false;
   bool persistent = false;
   bool twinPersistent = false;
+  bool compact = false;
   bool turns = false;
   std::vector<TensorMap> maps;
 };

@@ -172,6 +172,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     // off.
     const char *ts = std::getenv("TESSERA_TMA_STORE");
     hooks.setBulkStores(!(ts && std::string(ts) == "0"));
+    // Twins (kernels without TMA for tensors a tensor map cannot describe)
+    // copy in their checked form alone (TargetHooks::compactCopies);
+    // TESSERA_COMPACT_TWINS=0 keeps the unchecked versions too.
+    const char *ct = std::getenv("TESSERA_COMPACT_TWINS");
+    bool compactTwins = !(ct && std::string(ct) == "0");
     {
       tessera::ScopedPhase phase("tile passes");
       if (failed(runCorePasses(module, spec, hooks, options.printIRAfterAll)))
@@ -244,7 +249,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
       if (dk.bulkCopies) {
         hooks.setBulkCopies(false);
         hooks.setPersistentTwin(dk.persistent);
+        // A twin that stays a twin runs only for tensors the maps cannot
+        // describe: its copies in their compact form (compile time).
+        hooks.setCompactCopies(maps.size() <= kMaxTensorMaps && compactTwins);
         LogicalResult twinOk = distribute(twin, twinDk);
+        hooks.setCompactCopies(false);
         hooks.setPersistentTwin(false);
         hooks.setBulkCopies(true);
         if (failed(twinOk))

@@ -603,7 +603,10 @@ private:
   /// The copies of a tile wholly inside the tensor (the common case) take
   /// no per-piece checks: `body(false)` where `inside` holds, `body(true)`
   /// elsewhere.
-  void splitOnInside(Value inside, function_ref<void(bool checked)> body);
+  /// `body(false)` where `inside` holds, else `body(true)`; only the latter
+  /// for `compactable` copies under TargetHooks::compactCopies.
+  void splitOnInside(Value inside, function_ref<void(bool checked)> body,
+                     bool compactable = true);
   /// The element of global memref `mem` at indices `g`, zero where `valid`
   /// is false: through the target's loads where `gl` is given, else masked.
   Value loadGlobalElem(const GlobalLoads *gl, Value mem, ArrayRef<Value> g,
@@ -1488,6 +1491,24 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
           storeSharedPiece(d, dOff, vals);
           return;
         }
+        if (vec > 1 && hooks.compactCopies()) {
+          // Compact code: the piece's elements one at a time in a loop
+          // that stays rolled (only pieces at a tensor's edge, or of a
+          // misaligned one, come here).
+          auto loop = scf::ForOp::create(b, loc, c(0), c(vec), c(1));
+          loop->setAttr(kNoUnrollAttr, b.getUnitAttr());
+          OpBuilder::InsertionGuard gl(b);
+          b.setInsertionPoint(loop.getBody()->getTerminator());
+          Value i = loop.getInductionVar();
+          SmallVector<Value> gi(g);
+          gi.back() = add(g.back(), i);
+          SmallVector<Value> cs(conds);
+          cs.push_back(ult(gi.back(), dims.back()));
+          Value v = convertScalar(
+              b, loc, maskedLoad(mem, gi, andAll(b, loc, cs)), d.elem);
+          memref::StoreOp::create(b, loc, v, d.mem, ValueRange{add(dOff, i)});
+          return;
+        }
         for (int64_t i = 0; i < vec; ++i) {
           auto [gi, in] = shifted(g, conds, i, dims);
           Value loaded = maskedLoad(mem, gi, in);
@@ -1746,7 +1767,14 @@ Value Distributor::tileInside(Value aligned, ValueRange off,
 }
 
 void Distributor::splitOnInside(Value inside,
-                                function_ref<void(bool checked)> body) {
+                                function_ref<void(bool checked)> body,
+                                bool compactable) {
+  // Compact code (TargetHooks::compactCopies): the checked form serves every
+  // tile.
+  if (compactable && hooks.compactCopies()) {
+    body(true);
+    return;
+  }
   auto split = scf::IfOp::create(b, loc, inside, /*withElse=*/true);
   OpBuilder::InsertionGuard gd(b);
   b.setInsertionPoint(split.thenBlock()->getTerminator());
@@ -1933,7 +1961,11 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
   for (int64_t k = 0; k < tileRank; ++k)
     tileShape.push_back(f.layout.getOutDimSize(layout::dimName(int(k))));
   Value inside = tileInside(vec > 1 ? aligned : Value(), off, dims, tileShape);
-  auto copyAll = [&]() { splitOnInside(inside, copyRegs); };
+  // (Both versions under compactCopies too: the checked form's edge
+  // indices beside a large accumulator made ptxas spill.)
+  auto copyAll = [&]() {
+    splitOnInside(inside, copyRegs, /*compactable=*/false);
+  };
   if (toGlobal)
     copyAll();
   else

@@ -1,3 +1,8 @@
+// Twins copy from global to shared memory in the checked form alone (no
+// version for tiles wholly inside the tensor), and a piece at an edge or of
+// a misaligned tensor element by element in a rolled loop: the twins'
+// lowering was the longer half of a compile (TargetHooks::compactCopies;
+// TESSERA_COMPACT_TWINS=0 keeps both versions and unrolled elements).
 // The twins without TMA of sm_90a kernels (`<kernel>__fallback`) are the
 // bundle's second image for the chip, marked tessera.on_demand: PTX by
 // default (the driver JIT-compiles it only for a launch that needs a twin),
@@ -14,6 +19,9 @@
 // RUN: %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache --print-ir-after-all -o %t/i.tsb 2> %t/i.txt
 // RUN: %tessera info %t/i.tsb | FileCheck %s --check-prefix=SERIAL
 // RUN: FileCheck %s --check-prefix=IR --input-file %t/i.txt
+// RUN: FileCheck %s --check-prefix=COMPACT --input-file %t/i.txt
+// RUN: env TESSERA_COMPACT_TWINS=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache --print-ir-after-all -o %t/f.tsb 2> %t/f.txt
+// RUN: FileCheck %s --check-prefix=FULL --input-file %t/f.txt
 
 // CUBIN: 2 images
 // CUBIN: image 0: nvptx64-nvidia-cuda:sm_90a, cubin image
@@ -31,3 +39,10 @@
 // SERIAL: image 1: nvptx64-nvidia-cuda:sm_90a, ptx image
 // IR: IR Dump After ConvertGpuOpsToNVVMOps (convert-gpu-to-nvvm) ('gpu.module' operation: @tessera_kernels)
 // IR: IR Dump After ConvertGpuOpsToNVVMOps (convert-gpu-to-nvvm) ('gpu.module' operation: @tessera_kernels__fallback)
+
+// COMPACT-LABEL: IR Dump After TesseraDistribute (tessera_kernel_gemm__fallback)
+// COMPACT: } {tile.no_unroll}
+// COMPACT-LABEL: IR Dump After Canonicalizer (canonicalize) ('gpu.module'
+// FULL-LABEL: IR Dump After TesseraDistribute (tessera_kernel_gemm__fallback)
+// FULL-NOT: tile.no_unroll
+// FULL-LABEL: IR Dump After Canonicalizer (canonicalize) ('gpu.module'

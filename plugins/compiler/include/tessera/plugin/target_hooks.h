@@ -425,6 +425,12 @@ public:
   /// The same walk without specialization: the twin of a persistent kernel,
   /// which launches on the same grid.
   virtual bool persistentTwin() const { return false; }
+  /// Code size before speed (a kernel that runs only where a faster one
+  /// cannot): copies between global memory and shared tiles or fragments
+  /// get only their checked form, without the version for tiles wholly
+  /// inside the tensor. The cuda backend asks it for the twins of TMA
+  /// kernels, whose lowering was the longer half of a compile.
+  virtual bool compactCopies() const { return false; }
   /// At the start of the copy warps' code (`copyRole`) and of the
   /// consumers' in a specialized kernel: where a backend moves registers
   /// from the copy warps to the consumers.
