@@ -121,13 +121,18 @@ def check_and_time(out, binary, check_shapes, shape, rounds=2):
             r = run_one(binary, os.path.join(out, b + ".tsb"), s, "--iters", "1", "--warmup", "0")
             ok += "check: passed" in r.stdout
         checks[b] = ok
-    for _ in range(rounds):
+    print(json.dumps({"checks": {b: "%d/%d" % (n, len(check_shapes))
+                                 for b, n in checks.items()}}), flush=True)
+    for rnd in range(rounds):
         for b in bundles:
             r = run_one(binary, os.path.join(out, b + ".tsb"), shape, "--iters", "20",
                         "--warmup", "5", "--no-check", "--json", "--fill", "normal")
             for line in reversed(r.stdout.splitlines()):
                 if line.startswith("{"):
                     times[b].append(json.loads(line)["median_ms"])
+                    # Each time as it comes (a run cut short keeps them).
+                    print(json.dumps({"round": rnd + 1, "variant": b,
+                                      "ms": times[b][-1]}), flush=True)
                     break
     base = min(times.get("base") or [float("nan")])
     for b in bundles:
