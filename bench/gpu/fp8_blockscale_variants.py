@@ -137,7 +137,7 @@ def gen(out, binary, targets):
 def run(out, binary, size):
     kb = (size + 127) // 128
     gemm_variants.check_and_time(
-        out, binary, ("M=129,N=257,K=300,KB=3,NB=3", "M=1000,N=520,K=1100,KB=9,NB=5"),
+        out, binary, ("M=129,N=257,K=300,KB=3,NB=3", "M=300,N=260,K=1000,KB=8,NB=3"),
         "M=%d,N=%d,K=%d,KB=%d,NB=%d" % (size, size, size, kb, kb))
 
 
