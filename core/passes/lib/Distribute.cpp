@@ -1491,24 +1491,6 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
           storeSharedPiece(d, dOff, vals);
           return;
         }
-        if (vec > 1 && hooks.compactCopies()) {
-          // Compact code: the piece's elements one at a time in a loop
-          // that stays rolled (only pieces at a tensor's edge, or of a
-          // misaligned one, come here).
-          auto loop = scf::ForOp::create(b, loc, c(0), c(vec), c(1));
-          loop->setAttr(kNoUnrollAttr, b.getUnitAttr());
-          OpBuilder::InsertionGuard gl(b);
-          b.setInsertionPoint(loop.getBody()->getTerminator());
-          Value i = loop.getInductionVar();
-          SmallVector<Value> gi(g);
-          gi.back() = add(g.back(), i);
-          SmallVector<Value> cs(conds);
-          cs.push_back(ult(gi.back(), dims.back()));
-          Value v = convertScalar(
-              b, loc, maskedLoad(mem, gi, andAll(b, loc, cs)), d.elem);
-          memref::StoreOp::create(b, loc, v, d.mem, ValueRange{add(dOff, i)});
-          return;
-        }
         for (int64_t i = 0; i < vec; ++i) {
           auto [gi, in] = shifted(g, conds, i, dims);
           Value loaded = maskedLoad(mem, gi, in);

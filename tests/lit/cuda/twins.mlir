@@ -1,8 +1,8 @@
-// Twins copy from global to shared memory in the checked form alone (no
-// version for tiles wholly inside the tensor), and a piece at an edge or of
-// a misaligned tensor element by element in a rolled loop: the twins'
-// lowering was the longer half of a compile (TargetHooks::compactCopies;
-// TESSERA_COMPACT_TWINS=0 keeps both versions and unrolled elements).
+// Twins copy from global to shared memory in the checked form alone, without
+// the version for tiles wholly inside the tensor: the twins' lowering was
+// the longer half of a compile (TargetHooks::compactCopies;
+// TESSERA_COMPACT_TWINS=0 keeps both). gemm.mlir's twin copies A and B for
+// three prologue stages and in the loop: 8 cp.async sites, 16 with both.
 // The twins without TMA of sm_90a kernels (`<kernel>__fallback`) are the
 // bundle's second image for the chip, marked tessera.on_demand: PTX by
 // default (the driver JIT-compiles it only for a launch that needs a twin),
@@ -41,8 +41,10 @@
 // IR: IR Dump After ConvertGpuOpsToNVVMOps (convert-gpu-to-nvvm) ('gpu.module' operation: @tessera_kernels__fallback)
 
 // COMPACT-LABEL: IR Dump After TesseraDistribute (tessera_kernel_gemm__fallback)
-// COMPACT: } {tile.no_unroll}
+// COMPACT-COUNT-8: cp.async.cg.shared.global
+// COMPACT-NOT: cp.async.cg.shared.global
 // COMPACT-LABEL: IR Dump After Canonicalizer (canonicalize) ('gpu.module'
 // FULL-LABEL: IR Dump After TesseraDistribute (tessera_kernel_gemm__fallback)
-// FULL-NOT: tile.no_unroll
+// FULL-COUNT-16: cp.async.cg.shared.global
+// FULL-NOT: cp.async.cg.shared.global
 // FULL-LABEL: IR Dump After Canonicalizer (canonicalize) ('gpu.module'
