@@ -290,6 +290,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_PACKED_HALVES",
       "TESSERA_PERSISTENT",
       "TESSERA_PINGPONG",
+      "TESSERA_PREFETCH_FRAGMENTS",
       "TESSERA_PTXAS",
       "TESSERA_PTX_FAST",
       "TESSERA_SPIRV_CARRY",

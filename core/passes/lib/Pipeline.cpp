@@ -105,6 +105,79 @@ int64_t blocksByRegisters(KernelOp kernel,
              : 2;
 }
 
+/// TESSERA_PREFETCH_FRAGMENTS=1 (opt-in until measured): a small copy of a
+/// global tensor into a fragment at the top level of a pipelined loop's
+/// body (a block-scaled GEMM's scales: at most 8 words a thread), whose
+/// offsets are pure functions of the induction variable, loads one
+/// iteration ahead into a second fragment: the iteration takes the value
+/// the previous one loaded (a copy between registers) and issues the next
+/// load at once, so its latency hides behind a whole iteration instead of
+/// the iteration's first gemm. Past the last iteration the load reads
+/// outside the tensor, which copies mask, or values no iteration uses.
+bool prefetchFragmentsEnabled() {
+  const char *e = std::getenv("TESSERA_PREFETCH_FRAGMENTS");
+  return e && std::string(e) == "1";
+}
+
+void prefetchFragmentCopies(scf::ForOp forOp) {
+  Block *nb = forOp.getBody();
+  auto kernel = forOp->getParentOfType<KernelOp>();
+  int64_t threads = kernel ? kernel.getThreads() : 1;
+  Value iv = forOp.getInductionVar();
+  Location loc = forOp.getLoc();
+  SmallVector<Candidate> cands;
+  for (Operation &op : nb->without_terminator()) {
+    auto c = dyn_cast<CopyOp>(&op);
+    if (!c || !isa<GlobalTensorType>(c.getSrc().getType()) ||
+        !c.getDstOffsets().empty() || c.getTranspose())
+      continue;
+    auto dt = dyn_cast<TileType>(c.getDst().getType());
+    auto alloc = c.getDst().getDefiningOp<AllocOp>();
+    if (!dt || !dt.isFragment() || !alloc || tileBytes(dt) > 8 * 4 * threads)
+      continue;
+    bool local = llvm::all_of(c.getDst().getUses(), [&](OpOperand &u) {
+      return forOp->isProperAncestor(u.getOwner());
+    });
+    int writers = 0;
+    for (OpOperand &u : c.getDst().getUses())
+      if (auto cc = dyn_cast<CopyOp>(u.getOwner()))
+        writers += cc.getDst() == c.getDst();
+    Candidate cand{c, alloc, {}};
+    bool pure = true;
+    for (Value o : c.getSrcOffsets())
+      pure &= sliceOf(o, nb, cand.slice);
+    if (local && writers == 1 && pure)
+      cands.push_back(std::move(cand));
+  }
+  auto issue = [&](OpBuilder &ob, Candidate &c, Value at, Value into) {
+    IRMapping map;
+    map.map(iv, at);
+    for (Operation *op : c.slice)
+      ob.clone(*op, map);
+    SmallVector<Value> offs;
+    for (Value o : c.copy.getSrcOffsets())
+      offs.push_back(map.lookupOrDefault(o));
+    auto cp = CopyOp::create(ob, loc, c.copy.getSrc(), offs, into, ValueRange{},
+                             /*transpose=*/false);
+    cp->setAttrs(c.copy->getAttrs());
+    cp->setAttr("tile.prefetch", ob.getUnitAttr());
+  };
+  for (Candidate &c : cands) {
+    OpBuilder ab(c.alloc);
+    ab.setInsertionPointAfter(c.alloc);
+    auto next = AllocOp::create(ab, c.alloc.getLoc(), c.alloc.getType());
+    next->setAttrs(c.alloc->getAttrs());
+    OpBuilder pb(forOp);
+    issue(pb, c, forOp.getLowerBound(), next);
+    OpBuilder lb(c.copy);
+    CopyOp::create(lb, loc, next, ValueRange{}, c.copy.getDst(), ValueRange{},
+                   /*transpose=*/false);
+    Value ahead = arith::AddIOp::create(lb, loc, iv, forOp.getStep());
+    issue(lb, c, ahead, next);
+    c.copy.erase();
+  }
+}
+
 void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
                   int64_t kernelSharedBytes, int64_t scratch, int64_t id,
                   bool mayPair) {
@@ -255,6 +328,8 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     p.erase();
     return;
   }
+  if (prefetchFragmentsEnabled())
+    prefetchFragmentCopies(forOp);
 
   // Multi-buffers replace the single shared tiles.
   SmallVector<AllocOp> buffers;

@@ -1,0 +1,37 @@
+// TESSERA_PREFETCH_FRAGMENTS=1 (opt-in, core/passes/lib/Pipeline.cpp): a
+// small copy of a global tensor into a fragment in a pipelined loop (the
+// block-scaled fp8 GEMM's scales) loads one iteration ahead into a second
+// fragment: one copy before the loop, and in the loop a register copy from
+// it followed by the load of iteration iv + step. Off by default: the
+// pipelined loop keeps the copy where the program wrote it. The Vulkan
+// build runs on lavapipe against the host image on two odd shapes.
+// REQUIRES: tessera, plugin-cuda, plugin-spirv
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: env TESSERA_PREFETCH_FRAGMENTS=1 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/on.tsb --print-ir-after-all 2> %t/on.txt
+// RUN: FileCheck %s --input-file %t/on.txt
+// RUN: %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --print-ir-after-all 2> %t/off.txt
+// RUN: FileCheck %s --check-prefix=OFF --input-file %t/off.txt
+// RUN: env TESSERA_PREFETCH_FRAGMENTS=1 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --no-cache --target spirv64-unknown-vulkan1.3:lavapipe --target x86_64-unknown-linux-gnu -o %t/vk.tsb
+// RUN: %if vulkan-device %{ %tessera run %t/vk.tsb --device spirv --shape M=129,N=257,K=300,KB=3,NB=3 --iters 1 --warmup 0 | FileCheck %s --check-prefix=LAVA %}
+// RUN: %if vulkan-device %{ %tessera run %t/vk.tsb --device spirv --shape M=300,N=260,K=1000,KB=8,NB=3 --iters 1 --warmup 0 | FileCheck %s --check-prefix=LAVA %}
+
+// CHECK-LABEL: IR Dump After TesseraPipelineLoops
+// CHECK: tile.copy %arg2[%{{.*}}, %c0], %[[NA:[0-9]+]] {tile.prefetch
+// CHECK: tile.copy %arg3[%{{.*}}, %c0], %[[NB:[0-9]+]] {tile.prefetch
+// CHECK: scf.for %[[IV:arg[0-9]+]] =
+// CHECK: tile.wait_group
+// CHECK: tile.copy %[[NA]], %{{[0-9]+}} :
+// CHECK-NEXT: %[[A1:[0-9]+]] = arith.addi %[[IV]], %c1 : index
+// CHECK-NEXT: tile.copy %arg2[%{{.*}}, %[[A1]]], %[[NA]] {tile.prefetch
+// CHECK-NEXT: tile.copy %[[NB]], %{{[0-9]+}} :
+// CHECK-NEXT: %[[B1:[0-9]+]] = arith.addi %[[IV]], %c1 : index
+// CHECK-NEXT: tile.copy %arg3[%{{.*}}, %[[B1]]], %[[NB]] {tile.prefetch
+// CHECK-NEXT: tile.gemm
+
+// OFF-LABEL: IR Dump After TesseraPipelineLoops
+// OFF-NOT: tile.prefetch
+// OFF: scf.for
+// OFF: tile.copy %arg2[%{{.*}}, %arg{{[0-9]+}}]
+// OFF-LABEL: IR Dump After
+
+// LAVA: check: passed
