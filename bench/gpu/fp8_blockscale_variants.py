@@ -15,6 +15,8 @@ programs or builds around it, each timed against it.
 
 Variants:
   base      the zoo program as written;
+  prefetch  the same program compiled with TESSERA_PREFETCH_FRAGMENTS=1
+            (the scales load one iteration ahead; docs/passes.md);
   turns     the same program compiled with TESSERA_PINGPONG=1 (the two
             consumer warpgroups take turns issuing their wgmma);
   two_temps the same sums in the same order with two K steps an iteration
@@ -128,10 +130,12 @@ def two_temps(src):
 
 def gen(out, binary, targets):
     src = open(os.path.join(ROOT, "examples", "zoo", "gemm_fp8_blockscale.mlir")).read()
-    files = [("base", src), ("turns", src), ("two_temps", two_temps(src)),
-             ("no_scales", no_scales(src)), ("plain", plain(src))]
+    files = [("base", src), ("prefetch", src), ("turns", src),
+             ("two_temps", two_temps(src)), ("no_scales", no_scales(src)),
+             ("plain", plain(src))]
     gemm_variants.compile_all(out, files, binary, targets,
-                              env={"turns": {"TESSERA_PINGPONG": "1"}})
+                              env={"turns": {"TESSERA_PINGPONG": "1"},
+                                   "prefetch": {"TESSERA_PREFETCH_FRAGMENTS": "1"}})
 
 
 def run(out, binary, size):
