@@ -22,46 +22,9 @@ check() { if timeout 60 "$bin/tessera" run "$1" --device cuda --iters 2 --warmup
 {
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader
 while read -r b args; do check $b $args; done < $Z/list.txt
-while read -r k args; do check $Z/$k.tsb $args; done <<LIST
-gemm_bf16_64x64_rowbias --shape M=4097,N=1000,K=999
-gemm_bf16_128x128_colbias_gelu --shape M=4097,N=1000,K=999
-gemm_bf16_128x256_silu --shape M=4097,N=1000,K=999
-gemm_f16_at_rowscale --shape M=4097,N=1000,K=999
-gemm_bf16_tt --shape M=4097,N=1000,K=999
-gemm_fp8_128x256_scaled --shape M=4097,N=1000,K=1001
-gemm_fp8_blockscale --shape M=4097,N=1000,K=1008,KB=8,NB=8
-gemm_i8_i32 --shape M=4097,N=1000,K=1001
-gemm_splitk_f32 --shape M=1000,N=1000,K=4097
-gemm_batched_bf16 --shape Bt=3,M=1000,N=257,K=333
-gemm_f32_256x128_colscale --shape M=1000,N=1000,K=999
-linear_f32_nt --shape M=1000,N=1000,K=999
-mlp_b2b_bf16 --shape M=1000,F=999
-attn_fwd_d64_causal_bf16 --shape B=1,H=2,S=1000 --scalar sm_scale=0.125
-attn_sliding_window_d64 --shape B=1,H=2,S=1000 --scalar sm_scale=0.125 --scalar window=100
-attn_prefill_prefix_causal_d128 --shape B=1,H=2,Sq=300,Skv=1000 --scalar sm_scale=0.0883883
-attn_gqa_d128_causal --shape B=1,Hq=4,Hkv=2,S=1000 --scalar sm_scale=0.0883883
-attn_mqa_d64_bf16 --shape B=1,H=2,S=1000 --scalar sm_scale=0.125
-attn_fwd_d256_cross_f16 --shape B=2,H=3,Sq=1000,Skv=777 --scalar sm_scale=0.0625
-attn_fwd_d256_q128_f16 --shape B=2,H=3,Sq=999,Skv=1000 --scalar sm_scale=0.0625
-LIST
-while read -r k args; do check $B/$k.tsb $args; done <<LIST
-gemm --shape M=1000,N=1000,K=1000
-gemm --shape M=4097,N=1000,K=999
-gemm --shape M=300,N=261,K=1001
-gemm --shape M=1,N=1,K=1
-gemm_bf16 --shape M=257,N=129,K=4097
-gemm_relu --shape M=1000,N=1001,K=1000
-gemm_bias_relu --shape M=4097,N=1000,K=999
-gemm_fp8 --kernel gemm_fp8 --shape M=1031,N=517,K=272
-gemm_fp8 --kernel gemm_fp8 --shape M=1031,N=517,K=275
-gemm_f32 --shape M=300,N=260,K=101
-flash_attention_fwd --shape B=1,H=2,S=1000 --scalar causal=1 --scalar sm_scale=0.0883883
-flash_attention_fwd_q128 --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.0883883
-flash_attention_fwd_q128 --shape B=1,H=2,S=129 --scalar causal=0 --scalar sm_scale=0.0883883
-softmax --shape M=1000,N=999
-rmsnorm --shape M=1000,N=999
-elementwise_add --shape N=100001
-LIST
+grep -v '^#' scripts/gpu/odd-shapes.txt | while read -r k args; do
+  if [ -f "$Z/$k.tsb" ]; then check "$Z/$k.tsb" $args; elif [ -f "$B/$k.tsb" ]; then check "$B/$k.tsb" $args; fi
+done
 for k in gemm gemm_bf16; do for b in full pers; do
   check $P/$b/$k.tsb --shape M=1000,N=1000,K=999; check $P/$b/$k.tsb --shape M=4097,N=1000,K=1000
 done; done

@@ -88,6 +88,39 @@ struct Candidate {
   llvm::SetVector<Operation *> slice;
 };
 
+/// Copies of a global tensor at the top level of loop `loop`'s `body` into
+/// a tile `dstOk` accepts, written only by that copy and used only inside
+/// the loop, whose offsets are pure functions of the induction variable and
+/// loop-invariant values (with those pure ops as the candidate's slice).
+SmallVector<Candidate>
+loopCopies(Operation *loop, Block *body,
+           llvm::function_ref<bool(CopyOp, TileType)> dstOk) {
+  SmallVector<Candidate> cands;
+  for (Operation &op : body->without_terminator()) {
+    auto c = dyn_cast<CopyOp>(&op);
+    if (!c || !isa<GlobalTensorType>(c.getSrc().getType()))
+      continue;
+    auto dt = dyn_cast<TileType>(c.getDst().getType());
+    auto alloc = c.getDst().getDefiningOp<AllocOp>();
+    if (!dt || !alloc || !dstOk(c, dt))
+      continue;
+    bool local = llvm::all_of(c.getDst().getUses(), [&](OpOperand &u) {
+      return loop->isProperAncestor(u.getOwner());
+    });
+    int writers = 0;
+    for (OpOperand &u : c.getDst().getUses())
+      if (auto cc = dyn_cast<CopyOp>(u.getOwner()))
+        writers += cc.getDst() == c.getDst();
+    Candidate cand{c, alloc, {}};
+    bool pure = true;
+    for (Value o : c.getSrcOffsets())
+      pure &= sliceOf(o, body, cand.slice);
+    if (local && writers == 1 && pure)
+      cands.push_back(std::move(cand));
+  }
+  return cands;
+}
+
 /// Blocks of `kernel` per multiprocessor as (estimated) registers allow:
 /// fragments spread over the threads plus a few words of addresses,
 /// indices and loop state per thread.
@@ -125,30 +158,11 @@ void prefetchFragmentCopies(scf::ForOp forOp) {
   int64_t threads = kernel ? kernel.getThreads() : 1;
   Value iv = forOp.getInductionVar();
   Location loc = forOp.getLoc();
-  SmallVector<Candidate> cands;
-  for (Operation &op : nb->without_terminator()) {
-    auto c = dyn_cast<CopyOp>(&op);
-    if (!c || !isa<GlobalTensorType>(c.getSrc().getType()) ||
-        !c.getDstOffsets().empty() || c.getTranspose())
-      continue;
-    auto dt = dyn_cast<TileType>(c.getDst().getType());
-    auto alloc = c.getDst().getDefiningOp<AllocOp>();
-    if (!dt || !dt.isFragment() || !alloc || tileBytes(dt) > 8 * 4 * threads)
-      continue;
-    bool local = llvm::all_of(c.getDst().getUses(), [&](OpOperand &u) {
-      return forOp->isProperAncestor(u.getOwner());
-    });
-    int writers = 0;
-    for (OpOperand &u : c.getDst().getUses())
-      if (auto cc = dyn_cast<CopyOp>(u.getOwner()))
-        writers += cc.getDst() == c.getDst();
-    Candidate cand{c, alloc, {}};
-    bool pure = true;
-    for (Value o : c.getSrcOffsets())
-      pure &= sliceOf(o, nb, cand.slice);
-    if (local && writers == 1 && pure)
-      cands.push_back(std::move(cand));
-  }
+  SmallVector<Candidate> cands =
+      loopCopies(forOp, nb, [&](CopyOp c, TileType dt) {
+        return dt.isFragment() && c.getDstOffsets().empty() &&
+               !c.getTranspose() && tileBytes(dt) <= 8 * 4 * threads;
+      });
   auto issue = [&](OpBuilder &ob, Candidate &c, Value at, Value into) {
     IRMapping map;
     map.map(iv, at);
@@ -183,29 +197,9 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
                   bool mayPair) {
   Block *body = &p.getBodyBlock();
   int64_t S = p.getNumStages();
-  SmallVector<Candidate> cands;
-  for (Operation &op : body->without_terminator()) {
-    auto c = dyn_cast<CopyOp>(&op);
-    if (!c || !isa<GlobalTensorType>(c.getSrc().getType()))
-      continue;
-    auto dt = dyn_cast<TileType>(c.getDst().getType());
-    auto alloc = c.getDst().getDefiningOp<AllocOp>();
-    if (!dt || !dt.isShared() || !alloc || dt.getRank() > 2 || c.getTranspose())
-      continue;
-    bool local = llvm::all_of(c.getDst().getUses(), [&](OpOperand &u) {
-      return p->isProperAncestor(u.getOwner());
-    });
-    int writers = 0;
-    for (OpOperand &u : c.getDst().getUses())
-      if (auto cc = dyn_cast<CopyOp>(u.getOwner()))
-        writers += cc.getDst() == c.getDst();
-    Candidate cand{c, alloc, {}};
-    bool pure = true;
-    for (Value o : c.getSrcOffsets())
-      pure &= sliceOf(o, body, cand.slice);
-    if (local && writers == 1 && pure)
-      cands.push_back(std::move(cand));
-  }
+  SmallVector<Candidate> cands = loopCopies(p, body, [](CopyOp c, TileType dt) {
+    return dt.isShared() && dt.getRank() <= 2 && !c.getTranspose();
+  });
   OpBuilder b(p);
   Location loc = p.getLoc();
   int64_t requested = S;
