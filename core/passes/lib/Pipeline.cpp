@@ -160,7 +160,15 @@ void prefetchFragmentCopies(scf::ForOp forOp) {
   Location loc = forOp.getLoc();
   SmallVector<Candidate> cands =
       loopCopies(forOp, nb, [&](CopyOp c, TileType dt) {
-        return dt.isFragment() && c.getDstOffsets().empty() &&
+        // A tensor the loop also writes could change between the early
+        // load and the iteration that reads it: only tensors the loop
+        // merely copies from.
+        bool onlyRead = llvm::all_of(c.getSrc().getUses(), [&](OpOperand &u) {
+          auto cc = dyn_cast<CopyOp>(u.getOwner());
+          return !forOp->isAncestor(u.getOwner()) ||
+                 (cc && cc.getSrc() == c.getSrc() && cc.getDst() != c.getSrc());
+        });
+        return onlyRead && dt.isFragment() && c.getDstOffsets().empty() &&
                !c.getTranspose() && tileBytes(dt) <= 8 * 4 * threads;
       });
   auto issue = [&](OpBuilder &ob, Candidate &c, Value at, Value into) {
