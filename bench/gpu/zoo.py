@@ -196,7 +196,15 @@ def fp8_blockscale_case(n):
 
 
 def main():
+    if len(sys.argv) < 3:
+        raise SystemExit(__doc__)
     binary, zoo = sys.argv[1], sys.argv[2]
+    # A wrong path fails every case one by one otherwise (a folder for the
+    # tool did on 2026-11-28): say it once, before any timing.
+    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        raise SystemExit(f"zoo.py: {binary} is not an executable tessera tool")
+    if not os.path.isdir(zoo):
+        raise SystemExit(f"zoo.py: {zoo} is not a folder of zoo bundles")
     only = set(sys.argv[3:])
     cases = []
 
