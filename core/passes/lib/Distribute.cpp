@@ -602,9 +602,8 @@ private:
                    ArrayRef<int64_t> shape);
   /// The copies of a tile wholly inside the tensor (the common case) take
   /// no per-piece checks: `body(false)` where `inside` holds, `body(true)`
-  /// elsewhere.
-  /// `body(false)` where `inside` holds, else `body(true)`; only the latter
-  /// for `compactable` copies under TargetHooks::compactCopies.
+  /// elsewhere; only `body(true)` for `compactable` copies under
+  /// TargetHooks::compactCopies.
   void splitOnInside(Value inside, function_ref<void(bool checked)> body,
                      bool compactable = true);
   /// The element of global memref `mem` at indices `g`, zero where `valid`
@@ -3961,12 +3960,18 @@ void Distributor::specialize(KernelOp kernel) {
   IRMapping map;
   for (Operation *op : slice)
     b.clone(*op, map);
+  // Persistent blocks copy the early tiles after the tile's first stage (in
+  // the loop's first iteration; after the loop where it has none): the
+  // consumers release the last tile's early tiles only after their loop,
+  // and the next tile's first stage, whose slot the consumers free
+  // earlier, would wait behind them. (No early copies, no wait: nothing
+  // would arrive on their release barrier.)
+  bool earlyAfterFirst = persist && !early.empty();
   // The early copies: the loop's first iteration reads them with its first
   // stage. Persistent, from the second tile on, once the consumers have
   // released the last tile's.
   auto issueEarly = [&]() {
-    // (No early copies, no wait: nothing arrives on the release barrier.)
-    if (persist && !early.empty()) {
+    if (earlyAfterFirst) {
       Value k = tileIndex(pTiles);
       auto again = scf::IfOp::create(
           b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, k, c(1)),
@@ -3982,12 +3987,6 @@ void Distributor::specialize(KernelOp kernel) {
       cl->setAttr("tile.pipeline", b.getI64IntegerAttr(id));
     }
   };
-  // Persistent blocks copy them after the tile's first stage (in the loop's
-  // first iteration; after the loop where it has none): the consumers
-  // release the last tile's early tiles only after their loop, and the
-  // next tile's first stage, whose slot the consumers free earlier, would
-  // wait behind them.
-  bool earlyAfterFirst = persist && !early.empty();
   if (!earlyAfterFirst)
     issueEarly();
   pipe.early = int64_t(early.size());

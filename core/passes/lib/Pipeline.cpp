@@ -121,6 +121,19 @@ loopCopies(Operation *loop, Block *body,
   return cands;
 }
 
+/// The source offsets of candidate `c`'s copy at iteration `at` of the loop
+/// with induction variable `iv`: its slice cloned at `ob` with `at` for `iv`.
+SmallVector<Value> offsetsAt(OpBuilder &ob, Candidate &c, Value iv, Value at) {
+  IRMapping map;
+  map.map(iv, at);
+  for (Operation *op : c.slice)
+    ob.clone(*op, map);
+  SmallVector<Value> offs;
+  for (Value o : c.copy.getSrcOffsets())
+    offs.push_back(map.lookupOrDefault(o));
+  return offs;
+}
+
 /// Blocks of `kernel` per multiprocessor as (estimated) registers allow:
 /// fragments spread over the threads plus a few words of addresses,
 /// indices and loop state per thread.
@@ -172,14 +185,8 @@ void prefetchFragmentCopies(scf::ForOp forOp) {
                !c.getTranspose() && tileBytes(dt) <= 8 * 4 * threads;
       });
   auto issue = [&](OpBuilder &ob, Candidate &c, Value at, Value into) {
-    IRMapping map;
-    map.map(iv, at);
-    for (Operation *op : c.slice)
-      ob.clone(*op, map);
-    SmallVector<Value> offs;
-    for (Value o : c.copy.getSrcOffsets())
-      offs.push_back(map.lookupOrDefault(o));
-    auto cp = CopyOp::create(ob, loc, c.copy.getSrc(), offs, into, ValueRange{},
+    auto cp = CopyOp::create(ob, loc, c.copy.getSrc(), offsetsAt(ob, c, iv, at),
+                             into, ValueRange{},
                              /*transpose=*/false);
     cp->setAttrs(c.copy->getAttrs());
     cp->setAttr("tile.prefetch", ob.getUnitAttr());
@@ -358,15 +365,10 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
     auto ifOp = scf::IfOp::create(ob, loc, inRange, /*withElse=*/false);
     OpBuilder ib = ifOp.getThenBodyBuilder();
     for (size_t i = 0; i < cands.size(); ++i) {
-      IRMapping map;
-      map.map(forOp.getInductionVar(), iv);
-      for (Operation *op : cands[i].slice)
-        ib.clone(*op, map);
+      SmallVector<Value> offs =
+          offsetsAt(ib, cands[i], forOp.getInductionVar(), iv);
       TileType t = cands[i].alloc.getType();
       Value view = StageViewOp::create(ib, loc, t, buffers[i], slot);
-      SmallVector<Value> offs;
-      for (Value o : cands[i].copy.getSrcOffsets())
-        offs.push_back(map.lookupOrDefault(o));
       auto ac =
           AsyncCopyOp::create(ib, loc, cands[i].copy.getSrc(), offs, view);
       // Keep what layout inference recorded (thread layout, vector width).

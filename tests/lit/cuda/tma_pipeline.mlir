@@ -41,6 +41,10 @@
 // RUN: mkdir -p %t/nine && env TESSERA_WIDEN=0 %tessera compile %S/Inputs/nine_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/nine.tsb --dump-dir %t/nine
 // RUN: FileCheck %s --check-prefix=NINE --input-file %t/nine/kernel.sm_90a.ptx
 // RUN: not test -e %t/nine/kernel.sm_90a.fallback.ptx
+// A twin that becomes the kernel (more tensors than a launch passes maps)
+// keeps both copy forms: the same PTX with TESSERA_COMPACT_TWINS=0.
+// RUN: mkdir -p %t/nine0 && env TESSERA_WIDEN=0 TESSERA_COMPACT_TWINS=0 %tessera compile %S/Inputs/nine_tensors.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/nine0.tsb --dump-dir %t/nine0
+// RUN: cmp %t/nine/kernel.sm_90a.ptx %t/nine0/kernel.sm_90a.ptx
 // RUN: %tessera compile %S/Inputs/linear_nt.mlir --target nvptx64-nvidia-cuda:sm_80 --no-cache -o %t/sm80.tsb --dump-dir %t/sm80
 // RUN: FileCheck %s --check-prefix=SM80 --input-file %t/sm80/kernel.sm_80.ptx
 
