@@ -280,35 +280,35 @@ def main():
             out[be.name] = fn
         return out
     B, H, S = 4, 16, 4096
-    q, k = bf(B, H, S, 64), bf(B, H, S, 64)
+    q, k, v = bf(B, H, S, 64), bf(B, H, S, 64), bf(B, H, S, 64)
     add("attn_fwd_d64_causal_bf16", f"B={B},H={H},S={S}", ["sm_scale=0.125"],
-        sdpa_peers(q, k, k, is_causal=True), extra={"attention": True})
-    qg, kg = hf(B, H, S, 128), hf(B, 4, S, 128)
+        sdpa_peers(q, k, v, is_causal=True), extra={"attention": True})
+    qg, kg, vg = hf(B, H, S, 128), hf(B, 4, S, 128), hf(B, 4, S, 128)
     add("attn_gqa_d128_causal", f"B={B},Hq={H},Hkv=4,S={S}", ["sm_scale=0.0883883"],
-        sdpa_peers(qg, kg, kg, is_causal=True, enable_gqa=True), extra={"attention": True})
-    qm, km = bf(B, H, S, 64), bf(B, 1, S, 64)
+        sdpa_peers(qg, kg, vg, is_causal=True, enable_gqa=True), extra={"attention": True})
+    qm, km, vm = bf(B, H, S, 64), bf(B, 1, S, 64), bf(B, 1, S, 64)
     add("attn_mqa_d64_bf16", f"B={B},H={H},S={S}", ["sm_scale=0.125"],
-        sdpa_peers(qm, km, km, enable_gqa=True), extra={"attention": True})
-    q2 = hf(B, H, S, 256)
+        sdpa_peers(qm, km, vm, enable_gqa=True), extra={"attention": True})
+    q2, k2, v2 = hf(B, H, S, 256), hf(B, H, S, 256), hf(B, H, S, 256)
     for name in ("attn_fwd_d256_q128_f16", "attn_fwd_d256_cross_f16"):
-        add(name, f"B={B},H={H},Sq={S},Skv={S}", ["sm_scale=0.0625"], sdpa_peers(q2, q2, q2),
+        add(name, f"B={B},H={H},Sq={S},Skv={S}", ["sm_scale=0.0625"], sdpa_peers(q2, k2, v2),
             extra={"attention": True})
-    qp, kp = hf(B, H, 2048, 128), hf(B, H, 4096, 128)
+    qp, kp, vp = hf(B, H, 2048, 128), hf(B, H, 4096, 128), hf(B, H, 4096, 128)
     from torch.nn.attention.bias import causal_lower_right
     add("attn_prefill_prefix_causal_d128", f"B={B},H={H},Sq=2048,Skv=4096", ["sm_scale=0.0883883"],
-        sdpa_peers(qp, kp, kp, attn_mask=causal_lower_right(2048, 4096)), extra={"attention": True})
-    qw = hf(B, H, S, 64)
+        sdpa_peers(qp, kp, vp, attn_mask=causal_lower_right(2048, 4096)), extra={"attention": True})
+    qw, kw, vw = hf(B, H, S, 64), hf(B, H, S, 64), hf(B, H, S, 64)
     i = torch.arange(S, device=dev)
     window_mask = (i[None, :] <= i[:, None]) & (i[None, :] > i[:, None] - 512)
     add("attn_sliding_window_d64", f"B={B},H={H},S={S}", ["sm_scale=0.125", "window=512"],
-        sdpa_peers(qw, qw, qw, attn_mask=window_mask), extra={"attention": True})
+        sdpa_peers(qw, kw, vw, attn_mask=window_mask), extra={"attention": True})
     # Decoding: one query row per (batch, head), a 16k-key cache; tessera's
     # time is the split-KV kernel plus its combine kernel.
     Bd, Hd, Skv = 8, 32, 16384
     NS = math.ceil(Skv / 256)
-    qd, kd = hf(Bd, Hd, 1, 128), hf(Bd, Hd, Skv, 128)
+    qd, kd, vd = hf(Bd, Hd, 1, 128), hf(Bd, Hd, Skv, 128), hf(Bd, Hd, Skv, 128)
     add("attn_decode_splitkv_d128", f"B={Bd},H={Hd},Sq=1,Skv={Skv},HS={Hd * NS}", ["sm_scale=0.0883883"],
-        sdpa_peers(qd, kd, kd), extra={"attention": True, "plus": ("attn_decode_combine",
+        sdpa_peers(qd, kd, vd), extra={"attention": True, "plus": ("attn_decode_combine",
                                                                      f"B={Bd},H={Hd},Sq=1,HS={Hd * NS}", [])})
 
     # ZOO_ALT=<dir>: the same bundles compiled another way (a compiler
