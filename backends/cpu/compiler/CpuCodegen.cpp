@@ -24,6 +24,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -91,6 +92,36 @@ std::string findLinker() {
 
 } // namespace
 
+/// x86 code generation calls __truncsfbf2 for every f32 -> bf16 rounding it
+/// makes itself (a bf16 value in a register is kept as an f32 there on
+/// chips without AVX512-BF16, and stored back through the call), and the
+/// module's loader has nothing to resolve it with (libgcc 12 lacks it):
+/// the module carries its own, hidden. Round to nearest even; NaNs stay
+/// quiet NaNs of the same sign.
+static void defineBf16Truncation(llvm::Module &m) {
+  const char *name = "__truncsfbf2";
+  if (m.getFunction(name))
+    return;
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *fty = llvm::FunctionType::get(llvm::Type::getBFloatTy(ctx),
+                                      {llvm::Type::getFloatTy(ctx)}, false);
+  auto *f =
+      llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, name, m);
+  f->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  f->setDSOLocal(true);
+  llvm::IRBuilder<> ib(llvm::BasicBlock::Create(ctx, "", f));
+  llvm::Value *x = f->getArg(0);
+  llvm::Value *bits = ib.CreateBitCast(x, ib.getInt32Ty());
+  llvm::Value *high = ib.CreateLShr(bits, 16);
+  llvm::Value *lsb = ib.CreateAnd(high, 1);
+  llvm::Value *rounded = ib.CreateLShr(
+      ib.CreateAdd(bits, ib.CreateAdd(ib.getInt32(0x7fff), lsb)), 16);
+  llvm::Value *nan = ib.CreateOr(high, 0x40);
+  llvm::Value *r = ib.CreateSelect(ib.CreateFCmpUNO(x, x), nan, rounded);
+  ib.CreateRet(ib.CreateBitCast(ib.CreateTrunc(r, ib.getInt16Ty()),
+                                llvm::Type::getBFloatTy(ctx)));
+}
+
 LogicalResult tessera::cpu::emitSharedObject(ModuleOp module,
                                              const CompileTarget &target,
                                              const CompileOptions &options,
@@ -148,6 +179,8 @@ LogicalResult tessera::cpu::emitSharedObject(ModuleOp module,
   pto.SLPVectorization = options.optLevel >= 2;
   tessera::lowering::runLLVMOptimizationPipeline(*llvmModule, tm.get(),
                                                  options.optLevel, pto);
+  if (triple.isX86())
+    defineBf16Truncation(*llvmModule);
 
   llvm::SmallVector<char, 0> object;
   {
