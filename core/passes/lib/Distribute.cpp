@@ -84,6 +84,13 @@ bool mmaZeroStartEnabled() {
   return !env || std::string(env) != "0";
 }
 
+/// TESSERA_DEFER_STORE_WAIT=0: a persistent kernel's bulk stores wait for
+/// their reads right after the store, as other kernels' do; for A/B.
+bool deferStoreWaitsOff() {
+  const char *env = std::getenv("TESSERA_DEFER_STORE_WAIT");
+  return env && std::string(env) == "0";
+}
+
 int64_t product(ArrayRef<int64_t> s) {
   int64_t n = 1;
   for (int64_t d : s)
@@ -410,7 +417,15 @@ private:
     /// Planned for persistent blocks: the staging bytes share nothing with
     /// the stage buffers the copy warp refills during the epilogue.
     bool persistentSafe = false;
+    /// The staging bytes are the late stores' own (placeLateStores): no
+    /// tile ever uses them, so the wait for the store's reads moves to the
+    /// next write of the bytes (the next tile's epilogue) and the kernel's
+    /// end, off the tile's critical path.
+    bool deferredWait = false;
   };
+  /// A bulk store deferred its wait (BulkStore::deferredWait): the kernel
+  /// ends with the storing thread's wait.
+  bool deferredStoreWait = false;
   /// Bulk stores whose staging tile found no dead bytes in the plan of a
   /// kernel that will walk its tiles (persistent blocks): they share one
   /// region after the kernel's other shared bytes, if it fits
@@ -3431,9 +3446,26 @@ LogicalResult Distributor::run(DistributedKernel &out) {
     b.setInsertionPoint(kernel);
     hooks.emitClusterSync(b, loc);
   }
+  Operation *afterKernel = kernel->getNextNode();
   kernel.erase();
   if (failed(lowerBlock(entry)))
     return failure();
+  // Deferred waits of bulk stores (BulkStore::deferredWait): the storing
+  // thread waits for its last store's reads of shared memory before the
+  // block exits.
+  if (deferredStoreWait) {
+    if (afterKernel)
+      b.setInsertionPoint(afterKernel);
+    else
+      b.setInsertionPointToEnd(parent);
+    auto ifOp = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0)),
+        /*withElse=*/false);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    hooks.emitBulkStoreWait(b, loc);
+  }
   for (Operation *op : llvm::reverse(deadTiles)) {
     if (!op->use_empty())
       return op->emitOpError("internal: a tile is still used after "
@@ -4802,9 +4834,10 @@ void Distributor::placeLateStores(KernelOp kernel) {
               at + bytes + reservedScratchBytes(kernel) <=
                   tgt.sharedMemoryPerBlockOptin;
   for (Operation *op : lateStores) {
-    if (fits)
+    if (fits) {
       bulkStores[op].offset = at;
-    else
+      bulkStores[op].deferredWait = !deferStoreWaitsOff();
+    } else
       bulkStores.erase(op);
   }
   if (fits)
@@ -4905,8 +4938,19 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
                      ? scratchView(pieceTy, bc.rows * bc.cols / vec, st.offset)
                      : Value();
   // Every thread's reads of the bytes (dead tiles; an asynchronous MMA's
-  // reads were waited for before the wait's barrier) are done.
-  if (!st.afterBarrier)
+  // reads were waited for before the wait's barrier) are done; a deferred
+  // wait: so are the last bulk store's (the storing thread waits for them
+  // before the barrier).
+  if (st.deferredWait) {
+    OpBuilder::InsertionGuard gd(b);
+    auto ifOp = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0)),
+        /*withElse=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    hooks.emitBulkStoreWait(b, loc);
+  }
+  if (!st.afterBarrier || st.deferredWait)
     barrier();
   if (mats) {
     // Matrix stores (TargetHooks::emitStoreMatrices): registers r (bit 0:
@@ -4977,11 +5021,14 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
     auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     hooks.emitBulkStore(b, loc, bc, mem, off, sharedAddress(s, s.base));
-    // Before the block exits or reuses the bytes.
-    hooks.emitBulkStoreWait(b, loc);
+    // Before the block exits or reuses the bytes (deferred: before the next
+    // store writes them, and at the kernel's end).
+    if (!st.deferredWait)
+      hooks.emitBulkStoreWait(b, loc);
   }
-  if (st.reused)
+  if (st.reused && !st.deferredWait)
     barrier();
+  deferredStoreWait |= st.deferredWait;
   usedBulkCopies = true;
   (void)op;
   return success();

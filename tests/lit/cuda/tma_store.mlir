@@ -42,8 +42,13 @@
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/zero/kernel.sm_90a.ptx
 // Persistent blocks (TESSERA_PERSISTENT=1): the copy warp refills the stages
 // for the next tile during the epilogue, so the staging tile takes bytes of
-// its own after the stage barriers (98432 + 64 KiB plus alignment), and
-// thread 0 waits for the store's reads before the tile's last barrier.
+// its own after the stage barriers (98432 + 64 KiB plus alignment). The
+// bytes are the store's alone, so thread 0 waits for the last tile's store
+// to have read them just before the next epilogue writes them (and once
+// more at the kernel's end), not right after each store
+// (TESSERA_DEFER_STORE_WAIT=0: right after, then a barrier).
+// RUN: env TESSERA_TMA_STORE=1 TESSERA_PERSISTENT=1 TESSERA_DEFER_STORE_WAIT=0 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/pnd.tsb --dump-dir %t/pnd
+// RUN: FileCheck %s --check-prefix=PNODEFER --input-file %t/pnd/kernel.sm_90a.ptx
 // RUN: env TESSERA_TMA_STORE=1 TESSERA_PERSISTENT=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
 // RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=NOSPILL --input-file %t/p/ptxas.sm_90a.txt
@@ -190,10 +195,23 @@
 // PINFO: kernel gemm (symbol tessera_kernel_gemm): 384 threads, 164864 shared bytes, grid [min(
 // PERSIST: .visible .entry tessera_kernel_gemm(
 // PERSIST-NOT: st.global
+// PERSIST: cp.async.bulk.wait_group.read 0;
+// PERSIST-NEXT: // end inline asm
+// PERSIST: bar.sync 1,
+// PERSIST-NOT: cp.async.bulk.wait_group
 // PERSIST: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // PERSIST: bar.sync 1,
 // PERSIST: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// PERSIST: cp.async.bulk.commit_group;
+// PERSIST-NOT: bar.sync
 // PERSIST: cp.async.bulk.wait_group.read 0;
+// PERSIST-NOT: bar.sync
+// PERSIST: ret;
+// PNODEFER: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PNODEFER: cp.async.bulk.commit_group;
+// PNODEFER-NEXT: // end inline asm
+// PNODEFER-NEXT: // begin inline asm
+// PNODEFER-NEXT: cp.async.bulk.wait_group.read 0;
 
 // OFF: .visible .entry tessera_kernel_gemm(
 // OFF-NOT: global.shared::cta.bulk_group
