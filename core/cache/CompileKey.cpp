@@ -310,6 +310,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_STMATRIX",
       "TESSERA_TARGET_PATH",
       "TESSERA_TMA_STORE",
+      "TESSERA_WAIT_FENCE",
       "TESSERA_WGMMA_DESC",
       "TESSERA_WGMMA_FENCE",
       "TESSERA_WIDEN"};

@@ -546,6 +546,16 @@ void CudaTargetHooks::waitMma(OpBuilder &b, Location loc,
                               const target::MmaAtom &atom, int64_t pending,
                               SmallVectorImpl<Value> &acc) {
   PtxEmitter p(b, loc);
+  // Distribution placed this wait where an op first needs the gemms, after
+  // work that runs while they compute (the softmax beside the previous
+  // iteration's P V). ptxas's scheduler issues it as early as its block
+  // allows -- before that work. TESSERA_WAIT_FENCE=1 puts a CTA-scope
+  // fence (MEMBAR.ALL.CTA) before it, a point ptxas does not move the wait
+  // across, so the softmax does run beside P V: on the H200 the q128 flash
+  // program gained 1-2.5% and GQA lost 8% (docs/benchmarks.md,
+  // 2026-11-28 night), hence opt-in.
+  if (waitFence)
+    p.asmOp("fence.acq_rel.cta;", "", ValueRange{});
   p.asmOp("wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";", "",
           ValueRange{});
   // The accumulators are read only through these values, defined after the

@@ -17,6 +17,8 @@
 #include "tessera/plugin/target_hooks.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace tessera::cuda {
@@ -188,6 +190,11 @@ private:
   bool twinPersistent = false;
   bool compact = false;
   bool turns = false;
+  /// TESSERA_WAIT_FENCE=1 puts a fence before waitMma's wait (opt-in).
+  bool waitFence = [] {
+    const char *v = std::getenv("TESSERA_WAIT_FENCE");
+    return v && std::string(v) == "1";
+  }();
   std::vector<TensorMap> maps;
 };
 
