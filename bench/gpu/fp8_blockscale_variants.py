@@ -26,7 +26,11 @@ Variants:
   no_scales the temporary added to the accumulator unscaled (another
             result: the cost of the scales' loads and multiplies);
   plain     no temporary: the wgmma accumulates (the plain fp8 GEMM with the
-            block's tiles: what the tensor cores give without the scales).
+            block's tiles: what the tensor cores give without the scales);
+  m_major   a_scale stored [KB, M] (a K step's 128 row scales contiguous,
+            the layout DeepGEMM-style kernels ask for) instead of [M, KB]
+            (one 4-byte value per row and 32-byte sector): another input
+            layout, so it tells what coalesced scale loads would give.
 """
 import os
 import sys
@@ -128,11 +132,25 @@ def two_temps(src):
     return head + body
 
 
+def m_major(src):
+    edits = [("%a_scale: !tile.tensor<[M, KB], f32>", "%a_scale: !tile.tensor<[KB, M], f32>"),
+             ("%sa = tile.alloc : !tile.tile<128x1xf32, fragment>",
+              "%sa = tile.alloc : !tile.tile<1x128xf32, fragment>"),
+             ("tile.copy %a_scale[%row, %kt], %sa : !tile.tensor<[M, KB], f32>, !tile.tile<128x1xf32, fragment>",
+              "tile.copy %a_scale[%kt, %row], %sa : !tile.tensor<[KB, M], f32>, !tile.tile<1x128xf32, fragment>"),
+             ("%a = tile.load %sa[%i, %c0] : !tile.tile<128x1xf32, fragment>",
+              "%a = tile.load %sa[%c0, %i] : !tile.tile<1x128xf32, fragment>")]
+    for old, new in edits:
+        need(src, old)
+        src = src.replace(old, new)
+    return src
+
+
 def gen(out, binary, targets):
     src = open(os.path.join(ROOT, "examples", "zoo", "gemm_fp8_blockscale.mlir")).read()
     files = [("base", src), ("prefetch", src), ("turns", src),
              ("two_temps", two_temps(src)), ("no_scales", no_scales(src)),
-             ("plain", plain(src))]
+             ("plain", plain(src)), ("m_major", m_major(src))]
     gemm_variants.compile_all(out, files, binary, targets,
                               env={"turns": {"TESSERA_PINGPONG": "1"},
                                    "prefetch": {"TESSERA_PREFETCH_FRAGMENTS": "1"}})
