@@ -22,6 +22,8 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from zoo import time_torch  # bench/gpu/zoo.py: median of per-call CUDA-event times
+
 ITERS, WARMUP = 30, 5
 NS = (1, 2, 4, 8, 16)
 
@@ -41,20 +43,8 @@ def tessera(binary, bundle, B, H, S):
 def cudnn(B, H, S):
     q, k, v = (torch.randn(B, H, S, 128, device="cuda", dtype=torch.half) for _ in range(3))
     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-        f = lambda: F.scaled_dot_product_attention(q, k, v, scale=0.08838834764831845)
-        for _ in range(WARMUP):
-            f()
-        torch.cuda.synchronize()
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        times = []
-        for _ in range(ITERS):
-            s.record()
-            f()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e))
-    times.sort()
-    return times[len(times) // 2]
+        return time_torch(lambda: F.scaled_dot_product_attention(q, k, v, scale=0.08838834764831845),
+                          iters=ITERS, warmup=WARMUP)
 
 
 def fit(points):

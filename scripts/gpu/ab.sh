@@ -10,7 +10,6 @@
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 a=.devcarry/ab; log="$out/ab-checks.txt"; : > "$log"; bench="$out/ab-bench.jsonl"; : > "$bench"
-check() { if "$bin/tessera" run "$1" --device cuda --iters 2 --warmup 1 "${@:2}" >>"$log" 2>&1; then echo "ok   $*"; else echo "FAIL $*"; fi; }
 time1() { # build kernel shape [args]: a bundle the build lacks is skipped
   [ -f "$a/$1/$2.tsb" ] || return 0
   "$bin/tessera" run "$a/$1/$2.tsb" --device cuda --shape "$3" --flops 2*M*N*K --iters 20 --warmup 5 --no-check --json "${@:4}" 2>&1 \

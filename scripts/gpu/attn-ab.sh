@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine, over scripts/gpu/prepare-attn-ab.sh's builds (on: the
-# tree's defaults, off: the setting in .devcarry/aab/setting.txt):
+# On the GPU machine, over scripts/gpu/prepare-ab.sh's builds (on: the
+# tree's defaults, off: the setting in .devcarry/ab/setting.txt):
 #   checks.txt   both builds on odd shapes against their host images, then
 #                compute-sanitizer (memcheck, racecheck, synccheck) on the
 #                default q128 program and GQA
@@ -11,11 +11,11 @@
 # attention (peers: cuDNN, SDPA flash) into bench-gpu.jsonl / bench-log.txt,
 # and bench/gpu/zoo.py's attention cases into zoo.jsonl.
 # Usage (device tool, carry .devcarry): bash scripts/gpu/attn-ab.sh
+# (after scripts/gpu/prepare.sh, prepare-zoo.sh and prepare-ab.sh VAR=VALUE here)
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 export PYTHONUNBUFFERED=1
-A=.devcarry/aab; log=$out/checks-log.txt; : > "$log"
-check() { if timeout 60 "$bin/tessera" run "$1" --device cuda --iters 2 --warmup 1 "${@:2}" >>"$log" 2>&1; then echo "ok   $*"; else echo "FAIL $*"; fi; }
+A=.devcarry/ab; log=$out/checks-log.txt; : > "$log"
 {
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader
 echo "off = $(cat $A/setting.txt)"
@@ -29,24 +29,13 @@ for b in on off; do
     [ -f "$A/$b/$k.tsb" ] && check "$A/$b/$k.tsb" $args
   done
 done
-for tool in memcheck racecheck synccheck; do
-  for run in "$A/on/flash_attention_fwd_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.088" \
-             "$A/on/attn_gqa_d128_causal.tsb --shape B=2,Hq=8,Hkv=2,S=1000 --scalar sm_scale=0.088"; do
-    timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 "$bin/tessera" run $run \
-      --device cuda --iters 1 --warmup 0 > /tmp/san.txt 2>&1; rc=$?
-    echo "$tool rc=$rc ${run%% *}: $(grep -E 'check:|SUMMARY|Error' /tmp/san.txt | head -3 | tr '\n' ' ')"
-  done
-done
+sanitize "$A/on/flash_attention_fwd_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.088" \
+         "$A/on/attn_gqa_d128_causal.tsb --shape B=2,Hq=8,Hkv=2,S=1000 --scalar sm_scale=0.088"
 } > "$out/checks.txt" 2>&1
 echo "checks: $(grep -c '^ok' "$out/checks.txt") ok, $(grep -c '^FAIL' "$out/checks.txt") failed"
 grep -E '^FAIL|rc=' "$out/checks.txt"
 ab=$out/ab.jsonl; : > "$ab"
-t() { # build kernel shape [args]
-  local j; j=$(timeout 60 "$bin/tessera" run "$A/$1/$2.tsb" --device cuda --shape "$3" --iters 30 \
-    --warmup 5 --no-check --json --fill normal "${@:4}" 2>&1 | grep '^{' | tail -1)
-  echo "{\"round\": $r, \"build\": \"$1\", \"kernel\": \"$2\", \"shape\": \"$3 ${*:4}\", \"ms\": $(echo "$j" \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])' 2>/dev/null || echo null)}" >> "$ab"
-}
+t() { timed $A "$@"; }
 for r in 1 2; do
   for s in 1024 2048 4096 8192; do for c in 0 1; do for b in on off; do
     t $b flash_attention_fwd_q128 B=4,H=16,S=$s --scalar causal=$c --scalar sm_scale=0.0883883
@@ -60,16 +49,7 @@ for r in 1 2; do
     t $b flash_attention_fwd B=4,H=16,S=4096 --scalar causal=1 --scalar sm_scale=0.0883883
   done
 done
-python3 - "$ab" <<'PY'
-import json, sys, collections
-ms = collections.defaultdict(list)
-for l in open(sys.argv[1]):
-    d = json.loads(l)
-    if d["ms"]: ms[(d["kernel"], d["shape"], d["build"])].append(d["ms"])
-for k, s in sorted({(k, s) for k, s, _ in ms}):
-    on, off = min(ms.get((k, s, "on"), [0])), min(ms.get((k, s, "off"), [0]))
-    print(f"{k:32s} {s:60s} on {on:.4f}  off {off:.4f}  off/on {off / on if on else 0:.3f}")
-PY
+ab_table "$ab" on off
 timeout 200 bash bench/gpu/run.sh "$bin" .devcarry/bundles attention > "$out/bench-log.txt" 2>&1
 tail -25 "$out/bench-log.txt"
 timeout 150 python3 bench/gpu/zoo.py "$bin/tessera" .devcarry/zoo attn_gqa_d128_causal attn_prefill_prefix_causal_d128 \

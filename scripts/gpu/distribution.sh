@@ -7,7 +7,6 @@ set -uo pipefail
 source "$(dirname "$0")/common.sh"
 b=.devcarry/bundles; v=.devcarry/variants
 log="$out/distribution.txt"; : > "$log"
-check() { if "$bin/tessera" run "$1" --device cuda --iters 2 --warmup 1 "${@:2}" >>"$log" 2>&1; then echo "ok   $*"; else echo "FAIL $*"; fi; }
 while read -r bundle args; do
   [ -n "$bundle" ] && check $bundle $args
 done <<LIST

@@ -12,7 +12,6 @@ set -uo pipefail
 source "$(dirname "$0")/common.sh"
 export PYTHONUNBUFFERED=1
 P=.devcarry/p; log=$out/checks-log.txt; : > "$log"
-check() { if timeout 60 "$bin/tessera" run "$1" --device cuda --iters 2 --warmup 1 "${@:2}" >>"$log" 2>&1; then echo "ok   $*"; else echo "FAIL $*"; fi; }
 {
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader
 for b in def pers pers0; do
@@ -26,26 +25,15 @@ for b in def pers pers0; do
   check $P/$b/attn_gqa_d128_causal.tsb --shape B=2,Hq=8,Hkv=2,S=1000 --scalar sm_scale=0.088
   check $P/$b/attn_fwd_d64_causal_bf16.tsb --shape B=2,H=3,S=1000 --scalar sm_scale=0.125
 done
-for tool in memcheck racecheck synccheck; do
-  for run in "$P/pers/flash_attention_fwd_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.088" \
-             "$P/pers/gemm.tsb --shape M=1000,N=520,K=999"; do
-    timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 "$bin/tessera" run $run \
-      --device cuda --iters 1 --warmup 0 > /tmp/san.txt 2>&1; rc=$?
-    echo "$tool rc=$rc ${run%% *}: $(grep -E 'check:|SUMMARY|Error' /tmp/san.txt | head -3 | tr '\n' ' ')"
-  done
-done
+sanitize "$P/pers/flash_attention_fwd_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.088" \
+         "$P/pers/gemm.tsb --shape M=1000,N=520,K=999"
 } > "$out/checks.txt" 2>&1
 cat "$out/checks.txt"
 timeout 200 python3 bench/gpu/attn_waves.py "$bin/tessera" def=$P/def/flash_attention_fwd_q128.tsb \
   pers=$P/pers/flash_attention_fwd_q128.tsb pers0=$P/pers0/flash_attention_fwd_q128.tsb > "$out/waves.jsonl"
 grep fit "$out/waves.jsonl"
 ab=$out/ab.jsonl; : > "$ab"
-t() { # build kernel shape [args]
-  local j; j=$(timeout 60 "$bin/tessera" run "$P/$1/$2.tsb" --device cuda --shape "$3" --iters 30 \
-    --warmup 5 --no-check --json --fill normal "${@:4}" 2>&1 | grep '^{' | tail -1)
-  echo "{\"round\": $r, \"build\": \"$1\", \"kernel\": \"$2\", \"shape\": \"$3 ${*:4}\", \"ms\": $(echo "$j" \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])' 2>/dev/null || echo null)}" >> "$ab"
-}
+t() { timed $P "$@"; }
 for r in 1 2; do
   for s in 1024 2048 4096 8192; do for c in 0 1; do for b in def pers pers0; do
     t $b flash_attention_fwd_q128 B=4,H=16,S=$s --scalar causal=$c --scalar sm_scale=0.0883883
@@ -58,15 +46,4 @@ for r in 1 2; do
     t $b attn_fwd_d64_causal_bf16 B=4,H=16,S=4096 --scalar sm_scale=0.125
   done
 done
-python3 - "$ab" <<'PY'
-import json, sys, collections
-ms = collections.defaultdict(list)
-for l in open(sys.argv[1]):
-    d = json.loads(l)
-    if d["ms"]: ms[(d["kernel"], d["shape"], d["build"])].append(d["ms"])
-keys = sorted({(k, s) for k, s, _ in ms})
-for k, s in keys:
-    row = {b: min(ms.get((k, s, b), [0]) or [0]) for b in ("def", "pers", "pers0")}
-    print(f"{k:28s} {s:48s} " + "  ".join(f"{b} {v:.4f}" for b, v in row.items())
-          + (f"  pers/def {row['def'] / row['pers']:.3f}x" if row["pers"] else ""))
-PY
+ab_table "$ab" def pers pers0

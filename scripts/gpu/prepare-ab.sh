@@ -4,7 +4,7 @@
 # .devcarry/ab/on and with the environment setting VAR=VALUE into
 # .devcarry/ab/off (each bundle with the host image, which checks the GPU's
 # results), after scripts/gpu/prepare.sh has put the runtime side there.
-# scripts/gpu/ab.sh runs them.
+# scripts/gpu/ab.sh runs them (scripts/gpu/attn-ab.sh, the attention ones).
 #   scripts/gpu/prepare-ab.sh VAR=VALUE [chip]   e.g. TESSERA_CLUSTERS=0
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
@@ -18,7 +18,8 @@ kernels="examples/gemm.mlir examples/gemm_bf16.mlir examples/gemm_relu.mlir
   $(ls examples/zoo/gemm_*.mlir examples/zoo/linear_f32_nt.mlir)
   examples/zoo/attn_fwd_d64_causal_bf16.mlir examples/zoo/attn_sliding_window_d64.mlir
   examples/zoo/attn_prefill_prefix_causal_d128.mlir examples/zoo/attn_gqa_d128_causal.mlir
-  examples/zoo/attn_mqa_d64_bf16.mlir"
+  examples/zoo/attn_mqa_d64_bf16.mlir examples/flash_attention_fwd_q128.mlir
+  examples/zoo/attn_fwd_d256_q128_f16.mlir examples/zoo/attn_decode_splitkv_d128.mlir"
 for f in $kernels; do
   name="$(basename "$f" .mlir)"
   TESSERA_NO_CACHE=1 build/default/bin/tessera compile "$f" --target "nvptx64-nvidia-cuda:$chip" \

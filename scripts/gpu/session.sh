@@ -18,7 +18,6 @@ source "$(dirname "$0")/common.sh"
 export PYTHONUNBUFFERED=1
 Z=.devcarry/zoo; B=.devcarry/bundles; P=.devcarry/p
 log=$out/checks-log.txt; : > "$log"
-check() { if timeout 60 "$bin/tessera" run "$1" --device cuda --iters 2 --warmup 1 "${@:2}" >>"$log" 2>&1; then echo "ok   $*"; else echo "FAIL $*"; fi; }
 {
 nvidia-smi --query-gpu=name,clocks.max.sm,driver_version --format=csv,noheader
 while read -r b args; do check $b $args; done < $Z/list.txt
@@ -31,14 +30,9 @@ done; done
 } > "$out/checks.txt" 2>&1
 echo "checks: $(grep -c '^ok' "$out/checks.txt") ok, $(grep -c '^FAIL' "$out/checks.txt") failed"
 grep '^FAIL' "$out/checks.txt"
-for tool in memcheck racecheck synccheck; do
-  for run in "$P/def/gemm.tsb --shape M=1000,N=520,K=999" \
-             "$B/flash_attention_fwd_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.088"; do
-    timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 "$bin/tessera" run $run \
-      --device cuda --iters 1 --warmup 0 > /tmp/san.txt 2>&1; rc=$?
-    echo "$tool rc=$rc ${run%% *}: $(grep -E 'check:|SUMMARY|Error' /tmp/san.txt | head -3 | tr '\n' ' ')"
-  done
-done | tee -a "$out/checks.txt"
+sanitize "$P/def/gemm.tsb --shape M=1000,N=520,K=999" \
+         "$B/flash_attention_fwd_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.088" \
+  | tee -a "$out/checks.txt"
 timeout 150 python3 bench/gpu/fp8_blockscale_variants.py run .devcarry/v "$bin/tessera" 8192 \
   | tee "$out/fp8-variants.jsonl"
 ab=$out/ab.jsonl; : > "$ab"
