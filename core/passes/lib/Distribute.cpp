@@ -440,6 +440,15 @@ private:
 
   // --- small builders ---------------------------------------------------
   Value c(int64_t v) { return idx(b, loc, v); }
+  /// `if (tid == 0) {}` at the insertion point; sets the insertion point
+  /// into its body (callers keep an InsertionGuard to come back out).
+  void firstThreadOnly() {
+    auto ifOp = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0)),
+        /*withElse=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
@@ -3409,12 +3418,9 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   kb.getTerminator()->erase();
   // Stage barriers are initialized by one thread before anything else.
   if (!bulkPipelines.empty()) {
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0));
-    auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     {
       OpBuilder::InsertionGuard gd(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      firstThreadOnly();
       for (auto &[id, p] : bulkPipelines)
         for (int64_t s = 0; s < p.stages; ++s) {
           hooks.emitBarrierInit(b, loc, stageBarrier(p, c(s)),
@@ -3454,16 +3460,12 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   // thread waits for its last store's reads of shared memory before the
   // block exits.
   if (deferredStoreWait) {
+    OpBuilder::InsertionGuard gd(b);
     if (afterKernel)
       b.setInsertionPoint(afterKernel);
     else
       b.setInsertionPointToEnd(parent);
-    auto ifOp = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0)),
-        /*withElse=*/false);
-    OpBuilder::InsertionGuard gd(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    firstThreadOnly();
     hooks.emitBulkStoreWait(b, loc);
   }
   for (Operation *op : llvm::reverse(deadTiles)) {
@@ -4616,12 +4618,8 @@ LogicalResult Distributor::lowerBulkCopy(AsyncCopyOp ac,
   const SharedTile &d = it->second;
   // One thread issues: thread 0, or the copy warp's (already alone there).
   OpBuilder::InsertionGuard gd(b);
-  if (!ac->hasAttr("tile.copy_warp")) {
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0));
-    auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  }
+  if (!ac->hasAttr("tile.copy_warp"))
+    firstThreadOnly();
   bool multicast = multicastCopies.contains(ac);
   if (multicast && !ac->hasAttr("tile.copy_warp") &&
       failed(releasePartnerStage(ac, p)))
@@ -4943,11 +4941,7 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
   // before the barrier).
   if (st.deferredWait) {
     OpBuilder::InsertionGuard gd(b);
-    auto ifOp = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0)),
-        /*withElse=*/false);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    firstThreadOnly();
     hooks.emitBulkStoreWait(b, loc);
   }
   if (!st.afterBarrier || st.deferredWait)
@@ -5016,10 +5010,7 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
   hooks.emitBulkStoreBarrier(b, loc, consumerThreads);
   {
     OpBuilder::InsertionGuard gd(b);
-    Value first =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, c(0));
-    auto ifOp = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    firstThreadOnly();
     hooks.emitBulkStore(b, loc, bc, mem, off, sharedAddress(s, s.base));
     // Before the block exits or reuses the bytes (deferred: before the next
     // store writes them, and at the kernel's end).
