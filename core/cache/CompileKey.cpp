@@ -278,6 +278,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_COMPACT_TWINS",
       "TESSERA_CUDA_TWINS",
       "TESSERA_CUDA_WARP_SPECIALIZATION",
+      "TESSERA_DEEPEN_KEYS",
       "TESSERA_DEFER_STORE_WAIT",
       "TESSERA_EARLY_BULK",
       "TESSERA_EXP_FMA",

@@ -47,13 +47,18 @@ for r in 1 2; do
     t $b attn_fwd_d256_q128_f16 B=4,H=16,S=4096 --scalar sm_scale=0.0625
     t $b attn_fwd_d64_causal_bf16 B=4,H=16,S=4096 --scalar sm_scale=0.125
     t $b flash_attention_fwd B=4,H=16,S=4096 --scalar causal=1 --scalar sm_scale=0.0883883
+    t $b flash_attention_fwd B=4,H=16,S=1024 --scalar causal=0 --scalar sm_scale=0.0883883
+    t $b attn_sliding_window_d64 B=4,H=16,S=4096 --scalar sm_scale=0.125 --scalar window=512
+    t $b attn_fwd_d256_cross_f16 B=4,H=16,Sq=4096,Skv=4096 --scalar sm_scale=0.0625
+    t $b attn_decode_splitkv_d128 B=8,H=32,Sq=1,Skv=16384,HS=2048 --scalar sm_scale=0.0883883
   done
 done
 ab_table "$ab" on off
 timeout 200 bash bench/gpu/run.sh "$bin" .devcarry/bundles attention > "$out/bench-log.txt" 2>&1
 tail -25 "$out/bench-log.txt"
 timeout 150 python3 bench/gpu/zoo.py "$bin/tessera" .devcarry/zoo attn_gqa_d128_causal attn_prefill_prefix_causal_d128 \
-  attn_mqa_d64_bf16 attn_fwd_d256_q128_f16 attn_fwd_d64_causal_bf16 attn_fwd_d256_cross_f16 > "$out/zoo.jsonl" 2>/dev/null
+  attn_mqa_d64_bf16 attn_fwd_d256_q128_f16 attn_fwd_d64_causal_bf16 attn_fwd_d256_cross_f16 \
+  attn_sliding_window_d64 attn_decode_splitkv_d128 > "$out/zoo.jsonl" 2>/dev/null
 python3 - "$out/zoo.jsonl" <<'PY'
 import json, sys
 for l in open(sys.argv[1]):

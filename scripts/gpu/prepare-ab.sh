@@ -19,7 +19,8 @@ kernels="examples/gemm.mlir examples/gemm_bf16.mlir examples/gemm_relu.mlir
   examples/zoo/attn_fwd_d64_causal_bf16.mlir examples/zoo/attn_sliding_window_d64.mlir
   examples/zoo/attn_prefill_prefix_causal_d128.mlir examples/zoo/attn_gqa_d128_causal.mlir
   examples/zoo/attn_mqa_d64_bf16.mlir examples/flash_attention_fwd_q128.mlir
-  examples/zoo/attn_fwd_d256_q128_f16.mlir examples/zoo/attn_decode_splitkv_d128.mlir"
+  examples/zoo/attn_fwd_d256_q128_f16.mlir examples/zoo/attn_decode_splitkv_d128.mlir
+  examples/zoo/attn_fwd_d256_cross_f16.mlir examples/zoo/attn_decode_combine.mlir"
 for f in $kernels; do
   name="$(basename "$f" .mlir)"
   TESSERA_NO_CACHE=1 build/default/bin/tessera compile "$f" --target "nvptx64-nvidia-cuda:$chip" \

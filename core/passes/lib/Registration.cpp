@@ -18,12 +18,14 @@ void registerRasterOrderPass();
 void registerWidenBlocksPass();
 void registerSplitThreadsPass();
 void registerKStepsPass();
+void registerDeepenKeysPass();
 void registerPlaceOperandsPass();
 
 void buildTesseraPipeline(OpPassManager &pm, const std::string &target,
                           AtomFilter filter) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createWidenBlocksPass(target));
+  pm.addPass(createDeepenKeysPass(target));
   pm.addPass(createSplitThreadsPass(target, filter));
   pm.addPass(createKStepsPass(target));
   pm.addPass(createRasterOrderPass(target));
@@ -45,12 +47,13 @@ void registerTesseraPasses() {
   registerWidenBlocksPass();
   registerSplitThreadsPass();
   registerKStepsPass();
+  registerDeepenKeysPass();
   registerPlaceOperandsPass();
   // `--tessera-pipeline=sm_90a`, `--tessera-pipeline=path/to/t.toml` or
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
       "tessera-pipeline",
-      "verify, canonicalize, widen GEMM blocks, split threads, choose K "
+      "verify, canonicalize, widen GEMM blocks, deepen key blocks, split threads, choose K "
       "steps, choose the block order, place "
       "operands, infer layouts, swizzle, pipeline, plan shared memory for a "
       "target (chip name or description path)",

@@ -372,6 +372,11 @@ TargetDescription readTarget(const toml::table &root, const std::string &file) {
     if (t.widenTileM < 0)
       r.fail("key 'widen_tile_m' must not be negative");
   }
+  if (r.has("softmax_key_block")) {
+    t.softmaxKeyBlock = r.int32("softmax_key_block");
+    if (t.softmaxKeyBlock < 0)
+      r.fail("key 'softmax_key_block' must not be negative");
+  }
   if (r.has("max_fragment_words_per_thread")) // 0: no rule
     t.maxFragmentWordsPerThread =
         r.int32("max_fragment_words_per_thread", /*min=*/0);

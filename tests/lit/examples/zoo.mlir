@@ -7,7 +7,9 @@
 // types: f32, and fp8 before sm_89).
 
 // (TESSERA_WIDEN=0 on sm_90a: the blocks as the program wrote them; merged
-// blocks are tested in passes/widen_blocks.mlir.)
+// blocks are tested in passes/widen_blocks.mlir. GQA's key blocks are
+// deepened to 128 by tessera-deepen-keys, passes/deepen_keys.mlir: 224 KiB
+// of shared memory, S by m64n128.)
 // RUN: %tessera-opt %examples/zoo/attn_decode_combine.mlir -o %t.attn_decode_combine.1.mlir
 // RUN: %tessera-opt %t.attn_decode_combine.1.mlir -o %t.attn_decode_combine.2.mlir
 // RUN: diff %t.attn_decode_combine.1.mlir %t.attn_decode_combine.2.mlir
@@ -247,8 +249,8 @@
 // SM80-ATTN-FWD-D64-CAUSAL-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-ATTN-GQA-D128-CAUSAL-LABEL: tile.func @attn_gqa_d128_causal(
-// SM90-ATTN-GQA-D128-CAUSAL: tile.kernel {{.*}}tile.shared_bytes = 131072 :
-// SM90-ATTN-GQA-D128-CAUSAL: tile.gemm {{.*}}atom = "wgmma_m64n64k16_f16_f32"
+// SM90-ATTN-GQA-D128-CAUSAL: tile.kernel {{.*}}tile.shared_bytes = 229376 :
+// SM90-ATTN-GQA-D128-CAUSAL: tile.gemm {{.*}}atom = "wgmma_m64n128k16_f16_f32"
 // SM90-ATTN-GQA-D128-CAUSAL: tile.gemm {{.*}}atom = "wgmma_m64n128k16_f16_f32_rs"
 // SM80-ATTN-GQA-D128-CAUSAL-LABEL: tile.func @attn_gqa_d128_causal(
 // SM80-ATTN-GQA-D128-CAUSAL: tile.kernel {{.*}}tile.shared_bytes = 98304 :

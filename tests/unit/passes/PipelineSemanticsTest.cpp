@@ -6,7 +6,10 @@
 // multi-buffered stages, the last gemm of a pipelined loop issued beside the
 // next iteration's work), on the same random inputs; the outputs must agree.
 // The passes reorder no arithmetic, so they agree to the last bit but for
-// the order of a merged block's rows (none here).
+// the order of a merged block's rows (none here) -- except
+// tessera-deepen-keys, whose merged key blocks round P once per deeper
+// block (Sm90aDeepenedKeys compares within a tolerance; the other tests
+// turn it off).
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,7 +85,10 @@ tile::FuncOp onlyFunc(ModuleOp m) {
   return f;
 }
 
-void expectSameMeaning(const Case &c, const std::string &chip) {
+/// `relTol` 0: the outputs agree to the last bit (1e-9); else within
+/// relTol times the largest magnitude of the argument's reference.
+void expectSameMeaning(const Case &c, const std::string &chip,
+                       double relTol = 0) {
   SCOPED_TRACE(std::string(c.file) + " on " + chip);
   DialectRegistry registry;
   registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
@@ -107,11 +113,15 @@ void expectSameMeaning(const Case &c, const std::string &chip) {
   ASSERT_EQ(want.size(), got.size());
   for (size_t a = 0; a < want.size(); ++a) {
     ASSERT_EQ(want[a].data.size(), got[a].data.size());
+    double largest = 0;
+    for (double w : want[a].data)
+      largest = std::max(largest, std::fabs(w));
     for (size_t i = 0; i < want[a].data.size(); ++i) {
       double w = want[a].data[i], g = got[a].data[i];
       ASSERT_TRUE(std::isfinite(g)) << "argument " << a << " element " << i;
-      ASSERT_NEAR(g, w, 1e-9 * (1 + std::fabs(w)))
-          << "argument " << a << " element " << i;
+      double tol =
+          relTol > 0 ? relTol * largest + 1e-9 : 1e-9 * (1 + std::fabs(w));
+      ASSERT_NEAR(g, w, tol) << "argument " << a << " element " << i;
     }
   }
 }
@@ -215,16 +225,19 @@ std::vector<std::pair<std::string, Case>> envCases() {
 }
 
 TEST(PipelineSemantics, Sm90a) {
+  setenv("TESSERA_DEEPEN_KEYS", "0", 1);
   for (const Case &c : kCases)
     expectSameMeaning(c, "sm_90a");
   for (auto &[file, c] : envCases()) {
     c.file = file.c_str();
     expectSameMeaning(c, "sm_90a");
   }
+  unsetenv("TESSERA_DEEPEN_KEYS");
 }
 
 TEST(PipelineSemantics, Sm90aWithMmaOverlap) {
   setenv("TESSERA_MMA_OVERLAP", "1", 1);
+  setenv("TESSERA_DEEPEN_KEYS", "0", 1);
   for (const Case &c : kCases)
     expectSameMeaning(c, "sm_90a");
   for (auto &[file, c] : envCases()) {
@@ -232,6 +245,78 @@ TEST(PipelineSemantics, Sm90aWithMmaOverlap) {
     expectSameMeaning(c, "sm_90a");
   }
   unsetenv("TESSERA_MMA_OVERLAP");
+  unsetenv("TESSERA_DEEPEN_KEYS");
+}
+
+/// Loops tessera-deepen-keys deepens in `file` for `chip` (after
+/// tessera-widen-blocks, as in the pipeline).
+int deepenedLoops(const char *file, const std::string &chip) {
+  DialectRegistry registry;
+  registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect>();
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> m = parseSourceFile<ModuleOp>(
+      std::string(TESSERA_SOURCE_DIR) + "/" + file, &ctx);
+  if (!m)
+    return -1;
+  PassManager pm(&ctx);
+  pm.addPass(passes::createWidenBlocksPass(chip));
+  pm.addPass(passes::createDeepenKeysPass(chip));
+  if (failed(pm.run(*m)))
+    return -1;
+  int n = 0;
+  m->walk([&](tile::PipelinedOp p) { n += p->hasAttr("tile.keys_from"); });
+  return n;
+}
+
+// Key blocks merged to 128 (64 -> 128; 32 -> 64 for d256 cross; forced
+// where the default keeps them for occupancy): the same
+// values up to P's rounding to the input type and the output's (bf16: 2^-8
+// relative, f16: 2^-11), with odd trip counts (half a block past the loop
+// masked), causal bounds and a sliding window's lower bound that is not even.
+TEST(PipelineSemantics, Sm90aDeepenedKeys) {
+  // Forced: by default only kernels alone on their multiprocessor deepen.
+  setenv("TESSERA_DEEPEN_KEYS", "128", 1);
+  const Case cases[] = {
+      {"examples/flash_attention_fwd.mlir",
+       {{"B", 1}, {"H", 2}, {"S", 200}},
+       {{4, 1.0}, {5, 0.088}}},
+      {"examples/flash_attention_fwd.mlir",
+       {{"B", 1}, {"H", 1}, {"S", 130}},
+       {{4, 0.0}, {5, 0.088}}},
+      {"examples/zoo/attn_gqa_d128_causal.mlir",
+       {{"B", 1}, {"Hq", 4}, {"Hkv", 2}, {"S", 190}},
+       {{4, 0.088}}},
+      {"examples/zoo/attn_mqa_d64_bf16.mlir",
+       {{"B", 1}, {"H", 2}, {"S", 150}},
+       {{4, 0.125}}},
+      {"examples/zoo/attn_fwd_d64_causal_bf16.mlir",
+       {{"B", 1}, {"H", 2}, {"S", 150}},
+       {{4, 0.125}}},
+      {"examples/zoo/attn_fwd_d256_cross_f16.mlir",
+       {{"B", 1}, {"H", 1}, {"Sq", 70}, {"Skv", 100}},
+       {{4, 0.0625}}},
+      {"examples/zoo/attn_sliding_window_d64.mlir",
+       {{"B", 1}, {"H", 1}, {"S", 330}},
+       {{4, 0.125}, {5, 100.0}}},
+      // Key blocks [1, 5) and [3, 4) and nothing but the loop's bounds to
+      // keep the others out: the pass's own masks (scores and, the scale
+      // being a scalar of unknown sign, P) do.
+      {"tests/lit/passes/Inputs/attn_key_range.mlir",
+       {{"B", 1}, {"H", 2}, {"S", 330}},
+       {{4, 0.18}, {5, 1}, {6, 5}}},
+      {"tests/lit/passes/Inputs/attn_key_range.mlir",
+       {{"B", 1}, {"H", 1}, {"S", 330}},
+       {{4, 0.18}, {5, 3}, {6, 4}}},
+  };
+  for (const Case &c : cases) {
+    EXPECT_EQ(deepenedLoops(c.file, "sm_90a"), 1) << c.file;
+    // bf16 outputs: one bf16 rounding (2^-8) of the output on top.
+    bool bf16 = std::string(c.file).find("bf16") != std::string::npos;
+    expectSameMeaning(c, "sm_90a", bf16 ? 8e-3 : 2e-3);
+  }
+  unsetenv("TESSERA_DEEPEN_KEYS");
 }
 
 } // namespace

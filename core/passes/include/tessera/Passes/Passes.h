@@ -45,11 +45,12 @@ std::unique_ptr<mlir::Pass> createWidenBlocksPass(const std::string &target);
 std::unique_ptr<mlir::Pass> createSplitThreadsPass(const std::string &target,
                                                    AtomFilter filter = {});
 std::unique_ptr<mlir::Pass> createKStepsPass(const std::string &target);
+std::unique_ptr<mlir::Pass> createDeepenKeysPass(const std::string &target);
 /// `filter`: as for layout inference, whose choice this pass measures.
 std::unique_ptr<mlir::Pass> createPlaceOperandsPass(const std::string &target,
                                                     AtomFilter filter = {});
 
-/// Adds verify/canonicalize, widen blocks, split threads, K steps,
+/// Adds verify/canonicalize, widen blocks, deepen keys, split threads, K steps,
 /// raster order, place
 /// operands, infer layouts, swizzle, pipeline, plan shared.
 void buildTesseraPipeline(mlir::OpPassManager &pm, const std::string &target,

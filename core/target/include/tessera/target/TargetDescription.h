@@ -114,6 +114,9 @@ struct TargetDescription {
   /// Optional: the rows a GEMM block's tile may be widened to by merging
   /// neighbouring blocks along y, or 0: never.
   int widenTileM = 0;
+  /// Optional: the keys per iteration an online-softmax loop's key blocks
+  /// may be deepened to (tessera-deepen-keys), or 0: never.
+  int softmaxKeyBlock = 0;
   /// Optional: 32-bit words per thread the largest fragment of a kernel may
   /// take before tessera-split-threads doubles its threads (same tile, more
   /// threads: fewer accumulator words each), or 0: never.
