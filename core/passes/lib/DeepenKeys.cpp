@@ -57,15 +57,16 @@
 // N keys per block while the loop's shared tiles, multi-buffered as the
 // program asks, fit the block's shared memory with the kernel's other
 // tiles and the fragments stay within 224 32-bit words per thread (128 for
-// the largest), and as many blocks stay resident per multiprocessor (by
-// shared memory and estimated registers): on an H200 every kernel whose
-// blocks shared a multiprocessor ran 13-44% slower with 128 keys, those
-// alone on theirs gained (GQA 1.15x, d256 cross 1.79x). A program keeps
+// the largest), and no deeper than S's rows or the head dimension: on an
+// H200 every kernel deepened past either ran 13-44% slower (d64 attention
+// to 128 keys, 64-row blocks), those within both gained (GQA 1.15x, 1.93x
+// as written with 32 keys; d256 cross 1.79x). A program keeps
 // its key blocks with `tile.keys_from` on the loop (the attribute the pass
 // leaves: the depth it was written with). TESSERA_DEEPEN_KEYS=0 turns the
 // pass off, =explain remarks on each loop, =N deepens to N keys on any
-// target wherever shared memory and registers allow, resident blocks
-// regardless (tests on CPU and Vulkan, A/B runs); in the compile cache key.
+// target wherever shared memory and registers allow, rows and head
+// dimension regardless (tests on CPU and Vulkan, A/B runs); in the compile
+// cache key.
 //
 //===----------------------------------------------------------------------===//
 
@@ -163,6 +164,8 @@ struct KeyLoop {
   llvm::MapVector<Value, int64_t> keyTiles;
   /// tile.parallel regions over keys and their key dimension.
   llvm::MapVector<Operation *, int64_t> regions;
+  int64_t rows = 0;          ///< S's rows (query rows)
+  int64_t headDim = 0;       ///< the key blocks' other extent (least of them)
   StoreOp maskScores;        ///< writes S before its max
   StoreOp maskProbabilities; ///< writes P (where the scale may be <= 0)
 };
@@ -398,6 +401,10 @@ bool Analysis::step(Operation &op) {
       if (dim < 0)
         return fail("a copy in the loop does not follow the key block");
       k.keyTiles[c.getDst()] = dim;
+      if (dt.getRank() == 2) {
+        int64_t other = dt.getShape()[1 - dim];
+        k.headDim = k.headDim ? std::min(k.headDim, other) : other;
+      }
       cur[c.getDst()] = pool.get("data", {}, c.getDst().getAsOpaquePointer());
       return true;
     }
@@ -445,6 +452,7 @@ bool Analysis::step(Operation &op) {
       if (k.keyTiles.count(g.getC()) == 0 && content(g.getC())->op != "in")
         return fail("a clearing gemm overwrites a tile without keys");
       k.keyTiles[g.getC()] = 1;
+      k.rows = cast<TileType>(g.getC().getType()).getShape()[0];
       cur[g.getC()] = pool.get("score", {}, g.getOperation());
       writer.erase(g.getC());
       return true;
@@ -771,27 +779,8 @@ Footprint footprint(KernelOp kernel, const KeyLoop &k, int64_t f) {
   return fp;
 }
 
-/// Blocks per multiprocessor as shared memory and (estimated) registers
-/// allow: the fragments plus 32 words of addresses, indices and loop state
-/// a thread (as tessera-pipeline-loops estimates them).
-int64_t residentBlocks(KernelOp kernel, const Footprint &fp,
-                       const target::TargetDescription &t) {
-  int64_t threads = std::max<int64_t>(1, kernel.getThreads());
-  int64_t byRegs = t.registersPerBlock > 0
-                       ? t.registersPerBlock / ((fp.words + 32) * threads)
-                       : 1;
-  int64_t byShared =
-      t.sharedMemoryPerBlockOptin > 0
-          ? t.sharedMemoryPerBlockOptin / std::max<int64_t>(1, fp.shared)
-          : byRegs;
-  return std::min(byRegs, byShared);
-}
-
-/// Whether F times deeper key blocks fit, or why not.
-/// `occupancy`: also keep as many blocks per multiprocessor.
 bool fits(KernelOp kernel, const KeyLoop &k, int64_t f,
-          const target::TargetDescription &t, bool occupancy,
-          std::string &why) {
+          const target::TargetDescription &t, std::string &why) {
   Footprint fp = footprint(kernel, k, f);
   std::string keys = std::to_string(k.kb * f) + " keys ";
   // Room for a fragment copy staged through shared memory.
@@ -811,17 +800,6 @@ bool fits(KernelOp kernel, const KeyLoop &k, int64_t f,
           std::to_string(fp.largestWords) + "), more than " +
           std::to_string(kMaxKernelWords) + " (" +
           std::to_string(kMaxFragmentWords) + ")";
-    return false;
-  }
-  // Fewer resident blocks lose more than deeper blocks gain: on an H200
-  // (2026-11-28) every kernel whose blocks shared a multiprocessor ran
-  // 13-44% slower with 128 keys (d64 attention, 64-row blocks), while
-  // those alone on theirs gained (GQA 1.15x, d256 cross 1.79x).
-  int64_t before = residentBlocks(kernel, footprint(kernel, k, f / 2), t);
-  int64_t after = residentBlocks(kernel, fp, t);
-  if (occupancy && after < before) {
-    why = keys + "leave " + std::to_string(after) +
-          " blocks per multiprocessor instead of " + std::to_string(before);
     return false;
   }
   return true;
@@ -923,11 +901,24 @@ struct DeepenKeysPass : TargetPass<DeepenKeysPass> {
             p.emitRemark() << "key blocks kept: " << why;
           continue;
         }
+        // No deeper than S's rows or the head dimension (not forced): on an
+        // H200 (2026-11-28) every kernel deepened past either ran 13-44%
+        // slower (d64 attention to 128 keys, 64-row blocks), those within
+        // both gained (GQA 64 -> 128 keys 1.15x, written with 32 keys 1.93x;
+        // d256 cross 32 -> 64 keys 1.79x).
+        int64_t most = target;
+        std::string cap = "the target's " + std::to_string(target);
+        if (!forced && k->rows > 0 && k->rows < most) {
+          most = k->rows;
+          cap = "S's " + std::to_string(k->rows) + " rows";
+        }
+        if (!forced && k->headDim > 0 && k->headDim < most) {
+          most = k->headDim;
+          cap = "the head dimension " + std::to_string(k->headDim);
+        }
         int64_t f = 1;
-        why = std::to_string(k->kb) + " keys already reach the target's " +
-              std::to_string(target);
-        while (k->kb * f * 2 <= target &&
-               fits(kernel, *k, f * 2, t, !forced, why))
+        why = std::to_string(k->kb) + " keys already reach " + cap;
+        while (k->kb * f * 2 <= most && fits(kernel, *k, f * 2, t, why))
           f *= 2;
         if (f == 1) {
           if (explain)

@@ -30,9 +30,10 @@
 //
 // When: a target with `widen_tile_n = N` (sm_90a: 256, the widest wgmma)
 // widens kernels with a gemm whose C columns follow x, up to N columns and
-// 256 threads, while the shared tiles (single-buffered) take at most half
-// the block's shared memory; then along y (C's rows follow by) up to
-// `widen_tile_m` rows (sm_90a: 128, two warpgroups sharing the B tile).
+// 256 threads, while the shared tiles fit the block's shared memory with
+// those a pipelined loop copies into double-buffered (two stages; tiles
+// copied once, such as attention's Q, once); then along y (C's rows follow by)
+// up to `widen_tile_m` rows (sm_90a: 128, two warpgroups sharing the B tile).
 // Either axis may follow either role: attention's grid x walks query rows
 // (C's rows of both S = Q K^T and O += P V), and merges up to widen_tile_m
 // rows, each K / V tile then loaded once for both halves. A
@@ -523,10 +524,18 @@ bool widenOnce(KernelOp kernel, const target::TargetDescription &tgt,
     });
     return total;
   };
+  // Shared bytes with the tiles a pipelined loop copies into counted twice
+  // (the two stages a pipeline needs at least), the others once.
   int64_t sharedBytes = 0;
   kernel.walk([&](AllocOp a) {
-    if (cast<TileType>(a.getType()).isShared())
-      sharedBytes += widenedBytes(a.getResult(), toWiden);
+    if (!cast<TileType>(a.getType()).isShared())
+      return;
+    bool staged = llvm::any_of(a->getUsers(), [](Operation *u) {
+      auto c = dyn_cast<CopyOp>(u);
+      return c && isa<GlobalTensorType>(c.getSrc().getType()) &&
+             u->getParentOfType<PipelinedOp>();
+    });
+    sharedBytes += widenedBytes(a.getResult(), toWiden) * (staged ? 2 : 1);
   });
   int64_t largest = 0;
   fragmentWords(threads, largest);
@@ -549,9 +558,9 @@ bool widenOnce(KernelOp kernel, const target::TargetDescription &tgt,
            observes;
   else if (fragmentWords(newThreads, largest) > kMaxKernelWordsPerThread)
     over = "the merged block's fragments would need too many registers";
-  else if (2 * sharedBytes > tgt.sharedMemoryPerBlockOptin)
-    over = "the merged block's shared tiles would take over half the shared "
-           "memory";
+  else if (sharedBytes > tgt.sharedMemoryPerBlockOptin)
+    over = "the merged block's shared tiles, those a pipelined loop copies "
+           "into double-buffered, would not fit the shared memory";
   if (!over.empty()) {
     if (explain)
       kernel.emitRemark() << "blocks not merged along "

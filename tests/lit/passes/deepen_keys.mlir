@@ -10,16 +10,18 @@
 // RUN: %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-deepen-keys=target=sm_90a %examples/zoo/attn_gqa_d128_causal.mlir | FileCheck %s --check-prefix=GQA
 // A loop over key blocks [first, last) with no mask of its own but the
 // sequence's end, the scale folded into exp2: both bounds masked, P too.
-// (Forced: its 64-row blocks would otherwise keep theirs, below.)
+// (Forced: its head dimension 64 would otherwise keep its blocks.)
 // RUN: env TESSERA_DEEPEN_KEYS=128 %tessera-opt --tessera-deepen-keys=target=sm_90a %S/Inputs/attn_key_range.mlir | FileCheck %s --check-prefix=RANGE
-// Attention loops with why or why not: deepened where the blocks are alone
-// on their multiprocessor anyway (GQA above, d256 cross), kept where fewer
-// would be resident (64-row blocks of d64), where 128 keys do not fit
-// (d256 with 128 query rows) or are reached:
+// Attention loops with why or why not: no deeper than S's rows or the
+// head dimension (64-row blocks, d64 keep 64 keys), nor than fits (d256
+// with 128 query rows keeps 64); GQA written with 32-key blocks goes to
+// 128 as the 64-key one does:
 // RUN: env TESSERA_DEEPEN_KEYS=explain %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-deepen-keys=target=sm_90a %examples/flash_attention_fwd.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FA64
 // RUN: env TESSERA_DEEPEN_KEYS=explain %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-deepen-keys=target=sm_90a %examples/flash_attention_fwd_q128.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FA128
 // RUN: env TESSERA_DEEPEN_KEYS=explain %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-deepen-keys=target=sm_90a %examples/zoo/attn_fwd_d256_cross_f16.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=CROSS
 // RUN: env TESSERA_DEEPEN_KEYS=explain %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-deepen-keys=target=sm_90a %examples/zoo/attn_fwd_d256_q128_f16.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=D256
+// RUN: env TESSERA_DEEPEN_KEYS=explain %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-deepen-keys=target=sm_90a %examples/zoo/attn_fwd_d64_causal_bf16.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=D64
+// RUN: env TESSERA_DEEPEN_KEYS=explain %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-deepen-keys=target=sm_90a %S/Inputs/attn_gqa_k32.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=K32
 // RUN: env TESSERA_DEEPEN_KEYS=explain %tessera-opt --tessera-widen-blocks=target=sm_90a --tessera-deepen-keys=target=sm_90a %examples/gemm.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=GEMM
 // Targets without the key (sm_80, the host) keep the blocks; =N deepens
 // on any target (the CPU and Vulkan tests), =0 turns the pass off; a loop
@@ -77,7 +79,9 @@
 // RANGE: arith.constant 0.000000e+00 : f32
 // RANGE-NEXT: arith.select
 
-// FA64: remark: key blocks of 64 kept: 128 keys leave 1 blocks per multiprocessor instead of 2
+// FA64: remark: key blocks of 64 kept: 64 keys already reach S's 64 rows
+// D64: remark: key blocks of 64 kept: 64 keys already reach the head dimension 64
+// K32: remark: key blocks 32 -> 128
 // FA128: remark: key blocks of 128 kept: 128 keys already reach the target's 128
 // CROSS: remark: key blocks 32 -> 64
 // D256: remark: key blocks of 64 kept: 128 keys need {{[0-9]+}} KiB of shared memory with 2 stages, more than the 227 KiB of target 'sm_90a'

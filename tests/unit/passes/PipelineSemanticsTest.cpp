@@ -270,13 +270,13 @@ int deepenedLoops(const char *file, const std::string &chip) {
   return n;
 }
 
-// Key blocks merged to 128 (64 -> 128; 32 -> 64 for d256 cross; forced
-// where the default keeps them for occupancy): the same
+// Key blocks merged to 128 (64 -> 128, 32 -> 128; 32 -> 64 for d256 cross;
+// forced where the default keeps them): the same
 // values up to P's rounding to the input type and the output's (bf16: 2^-8
 // relative, f16: 2^-11), with odd trip counts (half a block past the loop
 // masked), causal bounds and a sliding window's lower bound that is not even.
 TEST(PipelineSemantics, Sm90aDeepenedKeys) {
-  // Forced: by default only kernels alone on their multiprocessor deepen.
+  // Forced: by default no deeper than S's rows or the head dimension.
   setenv("TESSERA_DEEPEN_KEYS", "128", 1);
   const Case cases[] = {
       {"examples/flash_attention_fwd.mlir",
@@ -287,6 +287,9 @@ TEST(PipelineSemantics, Sm90aDeepenedKeys) {
        {{4, 0.0}, {5, 0.088}}},
       {"examples/zoo/attn_gqa_d128_causal.mlir",
        {{"B", 1}, {"Hq", 4}, {"Hkv", 2}, {"S", 190}},
+       {{4, 0.088}}},
+      {"tests/lit/passes/Inputs/attn_gqa_k32.mlir",
+       {{"B", 1}, {"Hq", 2}, {"Hkv", 1}, {"S", 300}},
        {{4, 0.088}}},
       {"examples/zoo/attn_mqa_d64_bf16.mlir",
        {{"B", 1}, {"H", 2}, {"S", 150}},
