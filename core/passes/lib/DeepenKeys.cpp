@@ -95,9 +95,6 @@ using namespace tessera::tile;
 namespace tessera::passes {
 namespace {
 
-constexpr int64_t kMaxKernelWords = 224;
-constexpr int64_t kMaxFragmentWords = 128;
-
 /// A hash-consed expression: equal expressions are the same node.
 struct Node {
   std::string op; ///< "in", "inv", "const", "k0", "row", "key", "col",
@@ -794,12 +791,13 @@ bool fits(KernelOp kernel, const KeyLoop &k, int64_t f,
           " KiB of target '" + t.name + "'";
     return false;
   }
-  if (fp.words > kMaxKernelWords || fp.largestWords > kMaxFragmentWords) {
+  if (fp.words > kMaxKernelWordsPerThread ||
+      fp.largestWords > kMaxFragmentWordsPerThread) {
     why = keys + "need " + std::to_string(fp.words) +
           " fragment words per thread (largest " +
           std::to_string(fp.largestWords) + "), more than " +
-          std::to_string(kMaxKernelWords) + " (" +
-          std::to_string(kMaxFragmentWords) + ")";
+          std::to_string(kMaxKernelWordsPerThread) + " (" +
+          std::to_string(kMaxFragmentWordsPerThread) + ")";
     return false;
   }
   return true;

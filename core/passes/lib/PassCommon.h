@@ -34,6 +34,13 @@ int64_t sharedTileBytes(tile::TileType t, int64_t rowPad);
 /// "f16", "bf16", "f32", "f8e4m3", "i8", ... as in TargetDescription.
 std::string dataTypeName(mlir::Type t);
 
+/// Words per thread of the largest fragment past which tessera-widen-blocks
+/// also doubles the threads (a 128x256 f32 accumulator over 256 threads is
+/// 128), and of all fragments together that a kernel widened or deepened
+/// (tessera-deepen-keys) stays under.
+constexpr int64_t kMaxFragmentWordsPerThread = 128;
+constexpr int64_t kMaxKernelWordsPerThread = 224;
+
 /// Loads the target of a pass option, reporting a failure on `op`.
 std::optional<target::TargetDescription>
 loadTargetFor(mlir::Operation *op, const std::string &spec,

@@ -65,11 +65,6 @@ using namespace tessera::tile;
 namespace tessera::passes {
 namespace {
 
-/// Words per thread of the largest fragment past which widening also
-/// doubles the threads (a 128x256 f32 accumulator over 256 threads is 128),
-/// and of all fragments together that a widened kernel stays under.
-constexpr int64_t kMaxFragmentWordsPerThread = 128;
-constexpr int64_t kMaxKernelWordsPerThread = 224;
 constexpr int64_t kMaxThreads = 256;
 
 /// A dimension of a tile (an alloc's result) or an index of a tile.parallel
