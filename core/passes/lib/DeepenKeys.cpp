@@ -232,7 +232,7 @@ const Node *Analysis::eval(Value v) {
   } else {
     Operation *def = v.getDefiningOp();
     if (!def || def->getNumResults() != 1 || def->getNumRegions() != 0 ||
-        !isMemoryEffectFree(def) ||
+        !isMemoryEffectFree(def) || !def->getDialect() ||
         !llvm::is_contained(ArrayRef<StringRef>{"arith", "math"},
                             def->getDialect()->getNamespace())) {
       fail("a value in the loop is not plain arithmetic ('" +
