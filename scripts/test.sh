@@ -4,7 +4,8 @@
 #      package's pytest suites (python/tests) on the build tree's package;
 #      random tile programs (tests/fuzz/gen_tile_programs.py): 100 GEMMs and
 #      40 each of attention, back-to-back GEMM and multi-reduction kernels on
-#      the CPU vs the interpreter and a numpy oracle; 20 + 3x12 also
+#      the CPU vs the interpreter and a numpy oracle (the attention ones
+#      again with their key blocks deepened); 20 + 3x12 also
 #      compiled for sm_90a and sm_80; 60 + 3x8 on lavapipe (Vulkan) vs the
 #      CPU image;
 #   2. the sanitize build (ASan + UBSan): unit and lit tests;
@@ -38,6 +39,9 @@ fuzz() {
 }
 fuzz run 0 99 --oracle
 for family in attn b2b multi; do fuzz run 0 39 --family "$family" --oracle; done
+# ... attention with its key blocks deepened to 128 (tessera-deepen-keys,
+# forced; the host keeps them by default): 27 of the first 40 deepen.
+TESSERA_DEEPEN_KEYS=128 fuzz run 0 39 --family attn --oracle
 # ... and programs compile for the GPU chips (PTX checked by ptxas).
 cuda=nvptx64-nvidia-cuda:sm_90a,nvptx64-nvidia-cuda:sm_80
 fuzz run 100 119 --targets "$cuda"
