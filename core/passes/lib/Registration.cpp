@@ -53,7 +53,8 @@ void registerTesseraPasses() {
   // `--tessera-pipeline=target=sm_90a`.
   registerPassPipeline(
       "tessera-pipeline",
-      "verify, canonicalize, widen GEMM blocks, deepen key blocks, split threads, choose K "
+      "verify, canonicalize, widen GEMM blocks, deepen key blocks, split "
+      "threads, choose K "
       "steps, choose the block order, place "
       "operands, infer layouts, swizzle, pipeline, plan shared memory for a "
       "target (chip name or description path)",
