@@ -16,7 +16,11 @@ programs or builds around it, each timed against it.
 Variants:
   base      the zoo program as written;
   prefetch  the same program compiled with TESSERA_PREFETCH_FRAGMENTS=1
-            (the scales load one iteration ahead; docs/passes.md);
+            (the scales load one iteration ahead, the loop unrolled twice
+            so that each load lands in the register the next iteration
+            reads; docs/passes.md);
+  prefetch1 the same with TESSERA_PREFETCH_UNROLL=1 (one body: the loaded
+            value is moved into the loop-carried register);
   turns     the same program compiled with TESSERA_PINGPONG=1 (the two
             consumer warpgroups take turns issuing their wgmma);
   two_temps the same sums in the same order with two K steps an iteration
@@ -148,12 +152,14 @@ def m_major(src):
 
 def gen(out, binary, targets):
     src = open(os.path.join(ROOT, "examples", "zoo", "gemm_fp8_blockscale.mlir")).read()
-    files = [("base", src), ("prefetch", src), ("turns", src),
+    files = [("base", src), ("prefetch", src), ("prefetch1", src), ("turns", src),
              ("two_temps", two_temps(src)), ("no_scales", no_scales(src)),
              ("plain", plain(src)), ("m_major", m_major(src))]
     gemm_variants.compile_all(out, files, binary, targets,
                               env={"turns": {"TESSERA_PINGPONG": "1"},
-                                   "prefetch": {"TESSERA_PREFETCH_FRAGMENTS": "1"}})
+                                   "prefetch": {"TESSERA_PREFETCH_FRAGMENTS": "1"},
+                                   "prefetch1": {"TESSERA_PREFETCH_FRAGMENTS": "1",
+                                                 "TESSERA_PREFETCH_UNROLL": "1"}})
 
 
 def run(out, binary, size):

@@ -193,6 +193,18 @@ LogicalResult lowerToNVVM(gpu::GPUModuleOp module,
   module.walk([&](scf::ForOp loop) {
     if (loop->hasAttr(tessera::passes::kNoUnrollAttr))
       loop->setAttr(kLoopAnnotation, noUnroll);
+    else if (auto n = loop->getAttrOfType<IntegerAttr>(
+                 tessera::passes::kUnrollAttr);
+             n && n.getInt() > 1)
+      loop->setAttr(
+          kLoopAnnotation,
+          LLVM::LoopAnnotationAttr::get(
+              ctx, {}, {}, {},
+              LLVM::LoopUnrollAttr::get(
+                  ctx, {},
+                  IntegerAttr::get(IntegerType::get(ctx, 32), n.getInt()), {},
+                  {}, {}, {}, {}),
+              {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}));
   });
   PassManager pm(ctx, gpu::GPUModuleOp::getOperationName());
   if (options.printIRAfterAll)

@@ -245,7 +245,24 @@ private:
     /// (one arrival per consumer warp each tile), which the copy warp waits
     /// for before it copies the next tile's; or -1.
     int64_t prologueEmpty = -1;
+    /// Persistent blocks: how many copies of the early copies' tiles the
+    /// tiles a block walks take turns in (earlyCopies), each with a full
+    /// and a release barrier (tile k uses copy k % earlyCopies).
+    int64_t earlyCopies = 1;
   };
+  /// Persistent blocks: a second copy of an early bulk copy's tile (by its
+  /// alloc; bytes from the start of shared memory, after everything else
+  /// the kernel places), so that the copy warp fills the next tile's while
+  /// the consumers read this one's (planEarlyCopies).
+  llvm::DenseMap<Operation *, int64_t> earlyAlt;
+  void planEarlyCopies(KernelOp kernel);
+  /// The tile walks (persistent blocks) whose tiles take turns in the
+  /// copies of these allocs: at the start of each tile, the allocs' base
+  /// moves to the tile's copy (lowerBlock).
+  llvm::DenseMap<Operation *, SmallVector<Value>> turnLoops;
+  /// The copy warp's early copies of a tile that takes turns: the copy
+  /// (0 or 1) they fill, a value where the copy is issued.
+  llvm::DenseMap<Operation *, Value> earlySlot;
   /// The kernel's blocks are paired along y (tile.cluster = 2, see
   /// RasterOrder.cpp); `clusterRank` is the block's rank in its pair.
   bool paired = false;
@@ -389,10 +406,12 @@ private:
     return add(add(base, c(p.empties)),
                mul(slot, c(hooks.stageBarrierBytes())));
   }
-  Value prologueBarrier(const BulkPipeline &p, bool empty = false) {
+  Value prologueBarrier(const BulkPipeline &p, bool empty = false,
+                        Value slot = Value()) {
     Value base =
         memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smemBytes);
-    return add(base, c(empty ? p.prologueEmpty : p.prologue));
+    Value at = add(base, c(empty ? p.prologueEmpty : p.prologue));
+    return slot ? add(at, mul(slot, c(hooks.stageBarrierBytes()))) : at;
   }
   LogicalResult lowerBulkCopy(AsyncCopyOp ac, const BulkPipeline &p);
   LogicalResult lowerEarlyBulkCopy(CopyOp cp);
@@ -763,8 +782,13 @@ LogicalResult Distributor::lowerAlloc(AllocOp op) {
     SharedTile s;
     s.shape.assign(t.getShape().begin(), t.getShape().end());
     s.rowPad = sharedRowPad(op);
+    // (A tile with a second copy, planEarlyCopies: the view reaches it.)
+    int64_t viewElems = s.storedElems();
+    if (auto alt = earlyAlt.find(op); alt != earlyAlt.end())
+      viewElems += (alt->second - off.getInt()) /
+                   std::max<int64_t>(1, elementBytes(elem));
     auto ty =
-        MemRefType::get({s.storedElems()}, elem, MemRefLayoutAttrInterface{},
+        MemRefType::get({viewElems}, elem, MemRefLayoutAttrInterface{},
                         gpu::AddressSpaceAttr::get(
                             b.getContext(), gpu::AddressSpace::Workgroup));
     s.mem = memref::ViewOp::create(eb, loc, ty, smemBytes,
@@ -3057,6 +3081,30 @@ LogicalResult Distributor::lowerBlock(Block &blk) {
       b.setInsertionPoint(&op);
       canonicalOpaqueOrder(&op);
     }
+    // A tile walk whose tiles take turns in two copies of some shared
+    // tiles: each tile's body addresses copy (tile index % 2).
+    SmallVector<std::pair<Value, Value>> turnBases;
+    if (auto it = turnLoops.find(&op); it != turnLoops.end()) {
+      auto walk = cast<scf::ForOp>(op);
+      b.setInsertionPointToStart(walk.getBody());
+      loc = op.getLoc();
+      Value k = arith::DivUIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, walk.getInductionVar(),
+                                walk.getLowerBound()),
+          walk.getStep());
+      Value odd = remC(k, 2);
+      for (Value a : it->second) {
+        SharedTile &st = shared[a];
+        int64_t eb = std::max<int64_t>(1, elementBytes(st.elem));
+        int64_t off =
+            a.getDefiningOp()->getAttrOfType<IntegerAttr>("offset").getInt();
+        turnBases.push_back({a, st.base});
+        st.base = add(st.base,
+                      mul(odd, c((earlyAlt.lookup(a.getDefiningOp()) - off) /
+                                 eb)));
+      }
+    }
     for (Region &r : op.getRegions())
       for (Block &inner : r) {
         if (failed(lowerBlock(inner)))
@@ -3066,6 +3114,8 @@ LogicalResult Distributor::lowerBlock(Block &blk) {
           canonicalOpaqueOrder(&op);
         }
       }
+    for (auto &[a, base] : turnBases)
+      shared[a].base = base;
     if (reorderFailed)
       return failure();
     if (guardedRecord) {
@@ -3254,6 +3304,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
         llvm::alignTo(reorderBase + regions.bytes(threads / tgt.warpSize), 128);
   }
   placeLateStores(kernel);
+  planEarlyCopies(kernel);
   Block &entry = body.front();
   eb.setInsertionPointToStart(&entry);
   loc = kernelLoc = kernel.getLoc();
@@ -3431,10 +3482,11 @@ LogicalResult Distributor::run(DistributedKernel &out) {
             hooks.emitBarrierInit(b, loc, peerBarrier(p, c(s)), 1);
         }
       for (auto &[id, p] : bulkPipelines)
-        if (p.early > 0) {
-          hooks.emitBarrierInit(b, loc, prologueBarrier(p), p.early);
+        for (int64_t s = 0; p.early > 0 && s < p.earlyCopies; ++s) {
+          hooks.emitBarrierInit(b, loc, prologueBarrier(p, false, c(s)),
+                                p.early);
           if (persistent)
-            hooks.emitBarrierInit(b, loc, prologueBarrier(p, /*empty=*/true),
+            hooks.emitBarrierInit(b, loc, prologueBarrier(p, true, c(s)),
                                   numWarps);
         }
       hooks.emitBarrierInitFence(b, loc);
@@ -3923,6 +3975,17 @@ void Distributor::specialize(KernelOp kernel) {
     llvm::erase_if(early, [&](CopyOp cp) {
       return !bytesExclusive(kernel, cp.getDst().getDefiningOp<AllocOp>());
     });
+  // Tiles take turns in two copies of the early tiles where each has one
+  // (planEarlyCopies): copy k % D of tile k, D = pipe.earlyCopies.
+  SmallVector<Value> turnAllocs;
+  for (CopyOp cp : early)
+    turnAllocs.push_back(cp.getDst());
+  if (persist && !early.empty() &&
+      llvm::all_of(early, [&](CopyOp cp) {
+        return earlyAlt.count(cp.getDst().getDefiningOp());
+      }))
+    pipe.earlyCopies = 2;
+  const int64_t D = pipe.earlyCopies;
   auto tileIndex = [&](scf::ForOp walk) {
     Location l = walk.getLoc();
     return arith::DivUIOp::create(b, l,
@@ -4004,21 +4067,27 @@ void Distributor::specialize(KernelOp kernel) {
   // The early copies: the loop's first iteration reads them with its first
   // stage. Persistent, from the second tile on, once the consumers have
   // released the last tile's.
+  // Tile k fills copy k % D once tile k - D has released it: that copy's
+  // release barrier completes once per D tiles, its (k / D - 1)-th time.
   auto issueEarly = [&]() {
+    Value slot;
     if (earlyAfterFirst) {
       Value k = tileIndex(pTiles);
+      slot = remC(k, D);
       auto again = scf::IfOp::create(
-          b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, k, c(1)),
+          b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, k, c(D)),
           /*withElse=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPoint(again.thenBlock()->getTerminator());
-      hooks.emitBarrierWait(b, l, prologueBarrier(pipe, /*empty=*/true),
-                            remC(arith::SubIOp::create(b, l, k, c(1)), 2));
+      hooks.emitBarrierWait(b, l, prologueBarrier(pipe, /*empty=*/true, slot),
+                            remC(add(divC(k, D), c(1)), 2));
     }
     for (CopyOp cp : early) {
       Operation *cl = b.clone(*cp, map);
       cl->setAttr("tile.early_bulk", b.getUnitAttr());
       cl->setAttr("tile.pipeline", b.getI64IntegerAttr(id));
+      if (slot)
+        earlySlot[cl] = slot;
     }
   };
   if (!earlyAfterFirst)
@@ -4110,8 +4179,11 @@ void Distributor::specialize(KernelOp kernel) {
   // barrier completes once; persistent, once per tile).
   for (CopyOp cp : early) {
     b.setInsertionPoint(cp);
-    hooks.emitBarrierWait(b, cp.getLoc(), prologueBarrier(pipe),
-                          persist ? remC(tileIndex(cTiles), 2) : c(0));
+    Value k = persist ? tileIndex(cTiles) : Value();
+    hooks.emitBarrierWait(
+        b, cp.getLoc(),
+        prologueBarrier(pipe, /*empty=*/false, persist ? remC(k, D) : Value()),
+        persist ? remC(divC(k, D), 2) : c(0));
     cp->erase();
   }
   SmallVector<Operation *> commits;
@@ -4186,8 +4258,9 @@ void Distributor::specialize(KernelOp kernel) {
         /*withElse=*/false);
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPoint(rel.thenBlock()->getTerminator());
-    hooks.emitBarrierArriveExpect(b, l, prologueBarrier(pipe, /*empty=*/true),
-                                  0);
+    hooks.emitBarrierArriveExpect(
+        b, l,
+        prologueBarrier(pipe, /*empty=*/true, remC(tileIndex(cTiles), D)), 0);
   }
   // (Only reads of this tile's shared tiles before the next tile's writes:
   // the gemms reading them were waited for; no fence for the epilogue's
@@ -4195,6 +4268,10 @@ void Distributor::specialize(KernelOp kernel) {
   b.setInsertionPointToEnd(cTiles.getBody());
   hooks.emitPartialBarrier(b, l, threads, /*untilReads=*/true);
   scf::YieldOp::create(b, l, add(cBase, n));
+  if (D == 2) {
+    turnLoops[cTiles] = turnAllocs;
+    turnLoops[pTiles] = turnAllocs;
+  }
   persistent = true;
 }
 
@@ -4282,8 +4359,9 @@ LogicalResult Distributor::lowerEarlyBulkCopy(CopyOp cp) {
             : std::nullopt;
   if (!p || p->prologue < 0 || !bc || it == shared.end())
     return cp.emitOpError("internal: an early bulk copy changed its mind");
+  Value slot = earlySlot.lookup(cp);
   issueBulkCopy(*bc, cp.getSrc(), cp.getSrcOffsets(), it->second,
-                prologueBarrier(*p));
+                prologueBarrier(*p, /*empty=*/false, slot));
   return success();
 }
 
@@ -4598,9 +4676,12 @@ int64_t Distributor::planBulkPipelines(KernelOp kernel, int64_t base) {
     if (copyWarp) {
       p.empties = at;
       at += stages * bytes;
+      // (Two of each where persistent blocks' tiles take turns in two
+      // copies of the early tiles: planEarlyCopies.)
+      int64_t n = hooks.persistentBlocks() ? 2 : 1;
       p.prologue = at;
-      p.prologueEmpty = at + bytes;
-      at += 2 * bytes;
+      p.prologueEmpty = at + n * bytes;
+      at += 2 * n * bytes;
     }
     bulkPipelines[id] = p;
     end = at;
@@ -4840,6 +4921,38 @@ void Distributor::placeLateStores(KernelOp kernel) {
   }
   if (fits)
     scratchBase = llvm::alignTo(at + bytes, 128);
+}
+
+/// Persistent blocks with a copy warp: each tile that a top-level copy from
+/// a global tensor fills (an early bulk copy's, earlyBulkCopies: attention's
+/// Q) gets a second copy after everything else the kernel places, where
+/// shared memory still holds it beside the scratch. Tile k of a block's
+/// walk reads copy k % 2, so the copy warp fills the next tile's while the
+/// consumers still read this one's, instead of after their loop
+/// (specialize). TESSERA_EARLY_COPIES=1: one copy.
+void Distributor::planEarlyCopies(KernelOp kernel) {
+  if (!copyWarp || !hooks.persistentBlocks() || kernel.getGrid().empty() ||
+      !earlyBulk)
+    return;
+  if (const char *e = std::getenv("TESSERA_EARLY_COPIES");
+      e && std::string(e) == "1")
+    return;
+  for (Operation &op : kernel.getBodyBlock()) {
+    auto cp = dyn_cast<CopyOp>(op);
+    auto a = cp ? cp.getDst().getDefiningOp<AllocOp>() : AllocOp();
+    if (!a || !isa<GlobalTensorType>(cp.getSrc().getType()) ||
+        !a.getType().isShared() || earlyAlt.count(a) ||
+        !bytesExclusive(kernel, a))
+      continue;
+    int64_t bytes = sharedTileBytes(a.getType(), sharedRowPad(a));
+    int64_t at = llvm::alignTo(scratchBase, 1024);
+    if (tgt.sharedMemoryPerBlockOptin > 0 &&
+        at + bytes + reservedScratchBytes(kernel) >
+            tgt.sharedMemoryPerBlockOptin)
+      continue;
+    earlyAlt[a] = at;
+    scratchBase = llvm::alignTo(at + bytes, 128);
+  }
 }
 
 /// How many 8 x 8 matrices of 16-bit elements one matrix store

@@ -39,6 +39,7 @@
 
 #include "MmaOverlap.h"
 #include "PassCommon.h"
+#include "tessera/Passes/Distribute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -205,6 +206,12 @@ void prefetchFragmentCopies(scf::ForOp forOp) {
     issue(lb, c, ahead, next);
     c.copy.erase();
   }
+  // Two copies of the body: each loads into the register the other reads
+  // (one body would move the loaded value into the loop-carried register,
+  // and that move waits for the load). TESSERA_PREFETCH_UNROLL=1 keeps one.
+  const char *u = std::getenv("TESSERA_PREFETCH_UNROLL");
+  if (!cands.empty() && !(u && std::string(u) == "1"))
+    forOp->setAttr(kUnrollAttr, OpBuilder(forOp).getI64IntegerAttr(2));
 }
 
 void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,

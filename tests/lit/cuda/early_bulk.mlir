@@ -7,12 +7,16 @@
 // fourth tensor map (Q: slot 0, box 64 x 128 in two 64-column blocks).
 // The drain after the loop adds no barrier of its own. TESSERA_EARLY_BULK=0
 // keeps the threads' copy (and the drain's barrier). Persistent blocks
-// (TESSERA_PERSISTENT=1) copy Q again for each tile they walk, once every
-// consumer warp has released the last tile's Q on a second barrier (six
-// barriers: 2 stages, 2 releases, Q and its release), after the tile's
-// first K/V stage (in the copy loop's first iteration, or after a loop
-// with none): 8 TMA loads in the PTX, K's and V's two boxes each in the
-// loop, Q's two boxes in both places.
+// (TESSERA_PERSISTENT=1) copy Q again for each tile they walk, into one of
+// two copies of the tile (tile k reads copy k % 2; the second copy lies
+// 66560 bytes on, after the epilogue's staging: 230400 bytes in all), once
+// every consumer warp has released the copy's last use, two tiles back, on
+// a barrier of its own (eight barriers: 2 stages, 2 releases, and per copy
+// of Q its arrival and release), after the tile's first K/V stage (in the
+// copy loop's first iteration, or after a loop with none): 8 TMA loads in
+// the PTX, K's and V's two boxes each in the loop, Q's two boxes in both
+// places. TESSERA_EARLY_COPIES=1 keeps one copy of Q (six barriers,
+// 197632 bytes), which the copy warp refills after the consumers' loop.
 // The normalization O = acc / l is written with fastmath<arcp>: one
 // reciprocal per row and a multiply per element, no div.rn.f32.
 // REQUIRES: tessera, plugin-cuda
@@ -24,6 +28,10 @@
 // RUN: env TESSERA_PERSISTENT=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
 // RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
 // RUN: grep -c 'cp.async.bulk.tensor.4d.shared::cluster.global' %t/p/kernel.sm_90a.ptx | FileCheck %s --check-prefix=PLOADS
+// RUN: %tessera info %t/p.tsb | FileCheck %s --check-prefix=PINFO
+// RUN: env TESSERA_PERSISTENT=1 TESSERA_EARLY_COPIES=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p1.tsb --dump-dir %t/p1
+// RUN: FileCheck %s --check-prefix=PONE --input-file %t/p1/kernel.sm_90a.ptx
+// RUN: %tessera info %t/p1.tsb | FileCheck %s --check-prefix=PONEINFO
 // RUN: %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
 // RUN: FileCheck %s --check-prefix=GQA --input-file %t/gqa/kernel.sm_90a.ptx
 
@@ -59,16 +67,22 @@
 // OFF: wgmma.mma_async
 
 // PERSIST: tessera_tma_tessera_kernel_flash_attention_fwd_q128[208] = {84, 77, 65, 50, 4, 0, 0, 0,
-// PERSIST-COUNT-6: mbarrier.init.shared::cta.b64
+// PERSIST-COUNT-8: mbarrier.init.shared::cta.b64
 // PERSIST-NOT: mbarrier.init
 // PERSIST: setmaxnreg.dec.sync.aligned.u32 40;
 // PERSIST: mov.u32 {{%r[0-9]+}}, %nctaid.x;
+// PERSIST: mad.lo.s32 {{%r[0-9]+}}, {{%r[0-9]+}}, 66560,
 // PERSIST: setmaxnreg.inc.sync.aligned.u32 232;
 // PERSIST-NOT: ld.global.v4
 // PERSIST: mbarrier.arrive.shared::cta.b64
 // PERSIST-NOT: ld.global.v4
 // PERSIST: ret;
 // PLOADS: {{^}}8{{$}}
+// PINFO: 384 threads, 230400 shared bytes
+// PONE-COUNT-6: mbarrier.init.shared::cta.b64
+// PONE-NOT: mbarrier.init
+// PONE-NOT: {{mad.lo.s32 .*, 66560,}}
+// PONEINFO: 384 threads, 197632 shared bytes
 
 // GQA: {84, 77, 65, 50, 4, 0, 0, 0,
 // GQA: setmaxnreg.dec.sync.aligned.u32 40;

@@ -25,6 +25,14 @@ namespace tessera::passes {
 /// the cuda backend gives it llvm.loop.unroll.disable.
 inline constexpr llvm::StringLiteral kNoUnrollAttr = "tile.no_unroll";
 
+/// Marks an scf.for whose body should be unrolled `n` times (an integer
+/// attribute): a loop that loads a value one iteration ahead into a
+/// loop-carried register (tessera-pipeline-loops' fragment prefetch), where
+/// one copy of the body per register lets each load land in the register
+/// that the next iteration reads without a move that waits for it. The cuda
+/// backend gives it llvm.loop.unroll.count.
+inline constexpr llvm::StringLiteral kUnrollAttr = "tile.unroll";
+
 /// What distribution of one kernel decided.
 struct DistributedKernel {
   /// Bytes of dynamic shared memory the kernel needs: the planned tiles plus
