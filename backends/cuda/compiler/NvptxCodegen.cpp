@@ -193,8 +193,8 @@ LogicalResult lowerToNVVM(gpu::GPUModuleOp module,
   module.walk([&](scf::ForOp loop) {
     if (loop->hasAttr(tessera::passes::kNoUnrollAttr))
       loop->setAttr(kLoopAnnotation, noUnroll);
-    else if (auto n = loop->getAttrOfType<IntegerAttr>(
-                 tessera::passes::kUnrollAttr);
+    else if (auto n =
+                 loop->getAttrOfType<IntegerAttr>(tessera::passes::kUnrollAttr);
              n && n.getInt() > 1)
       loop->setAttr(
           kLoopAnnotation,

@@ -3100,9 +3100,9 @@ LogicalResult Distributor::lowerBlock(Block &blk) {
         int64_t off =
             a.getDefiningOp()->getAttrOfType<IntegerAttr>("offset").getInt();
         turnBases.push_back({a, st.base});
-        st.base = add(st.base,
-                      mul(odd, c((earlyAlt.lookup(a.getDefiningOp()) - off) /
-                                 eb)));
+        st.base =
+            add(st.base,
+                mul(odd, c((earlyAlt.lookup(a.getDefiningOp()) - off) / eb)));
       }
     }
     for (Region &r : op.getRegions())
@@ -3980,8 +3980,7 @@ void Distributor::specialize(KernelOp kernel) {
   SmallVector<Value> turnAllocs;
   for (CopyOp cp : early)
     turnAllocs.push_back(cp.getDst());
-  if (persist && !early.empty() &&
-      llvm::all_of(early, [&](CopyOp cp) {
+  if (persist && !early.empty() && llvm::all_of(early, [&](CopyOp cp) {
         return earlyAlt.count(cp.getDst().getDefiningOp());
       }))
     pipe.earlyCopies = 2;
@@ -4259,8 +4258,8 @@ void Distributor::specialize(KernelOp kernel) {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPoint(rel.thenBlock()->getTerminator());
     hooks.emitBarrierArriveExpect(
-        b, l,
-        prologueBarrier(pipe, /*empty=*/true, remC(tileIndex(cTiles), D)), 0);
+        b, l, prologueBarrier(pipe, /*empty=*/true, remC(tileIndex(cTiles), D)),
+        0);
   }
   // (Only reads of this tile's shared tiles before the next tile's writes:
   // the gemms reading them were waited for; no fence for the epilogue's
