@@ -316,7 +316,8 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_WAIT_FENCE",
       "TESSERA_WGMMA_DESC",
       "TESSERA_WGMMA_FENCE",
-      "TESSERA_WIDEN"};
+      "TESSERA_WIDEN",
+      "TESSERA_ZIGZAG"};
   return names;
 }
 

@@ -25,12 +25,17 @@ for b in $builds; do
   check $P/$b/attn_gqa_d128_causal.tsb --shape B=2,Hq=8,Hkv=2,S=1000 --scalar sm_scale=0.088
   check $P/$b/attn_fwd_d64_causal_bf16.tsb --shape B=2,H=3,S=1000 --scalar sm_scale=0.125
 done
+# Few units: several rounds of tiles a block, the last one partial.
+for u in 5 7; do
+  TESSERA_COMPUTE_UNITS=$u check $P/pers/flash_attention_fwd_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.088
+  TESSERA_COMPUTE_UNITS=$u check $P/pers/attn_gqa_d128_causal.tsb --shape B=2,Hq=8,Hkv=2,S=1000 --scalar sm_scale=0.088
+done
 sanitize "$P/pers/flash_attention_fwd_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=1 --scalar sm_scale=0.088" \
          "$P/pers/gemm.tsb --shape M=1000,N=520,K=999"
 } > "$out/checks.txt" 2>&1
 cat "$out/checks.txt"
 timeout 200 python3 bench/gpu/attn_waves.py "$bin/tessera" def=$P/def/flash_attention_fwd_q128.tsb \
-  pers=$P/pers/flash_attention_fwd_q128.tsb pers1=$P/pers1/flash_attention_fwd_q128.tsb > "$out/waves.jsonl"
+  pers=$P/pers/flash_attention_fwd_q128.tsb > "$out/waves.jsonl"
 grep fit "$out/waves.jsonl"
 ab=$out/ab.jsonl; : > "$ab"
 t() { timed $P "$@"; }

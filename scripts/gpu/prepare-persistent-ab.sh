@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Here: builds for scripts/gpu/persistent-ab.sh in .devcarry/p/<build>/
 # (after scripts/gpu/prepare.sh): def (the tree's defaults), pers
-# (TESSERA_PERSISTENT=1), pers1 (persistent with one copy of the early
-# tiles, TESSERA_EARLY_COPIES=1), nov (not persistent, without the loop
-# overlap: TESSERA_MMA_OVERLAP=0, two stages) of the q128 flash program,
-# gemm, gemm_bf16 and the zoo's d128 attention kernels, each with the host
-# image.
-#   scripts/gpu/prepare-persistent-ab.sh [chip]   (default sm_90a)
+# (TESSERA_PERSISTENT=1) and the builds NAME:SETTINGS given after the chip
+# (e.g. "pers1:TESSERA_PERSISTENT=1 TESSERA_EARLY_COPIES=1") of the q128
+# flash program, gemm, gemm_bf16 and the zoo's d128 attention kernels, each
+# with the host image.
+#   scripts/gpu/prepare-persistent-ab.sh [chip [NAME:SETTINGS...]]
+#   (default sm_90a)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"; cd "$root"
 chip="${1:-sm_90a}"; host="$(uname -m)-unknown-linux-gnu"
 [ -d .devcarry/build ] || scripts/gpu/prepare.sh "$chip"
 builds=(def:TESSERA_NO_CACHE=1 pers:TESSERA_PERSISTENT=1
-        "pers1:TESSERA_PERSISTENT=1 TESSERA_EARLY_COPIES=1" nov:TESSERA_MMA_OVERLAP=0)
+        "${@:2}")
 rm -rf .devcarry/p
 for b in "${builds[@]}"; do mkdir -p ".devcarry/p/${b%%:*}"; done
 for k in examples/flash_attention_fwd_q128.mlir examples/gemm.mlir examples/gemm_bf16.mlir \

@@ -155,11 +155,11 @@ LogicalResult tessera::cuda::lowerTileToGpu(
     // TESSERA_CUDA_WARP_SPECIALIZATION=0 turns it off.
     const char *ws = std::getenv("TESSERA_CUDA_WARP_SPECIALIZATION");
     hooks.setWarpSpecialization(!(ws && std::string(ws) == "0"));
-    // Warp-specialized kernels walk their tiles on persistent blocks with
-    // TESSERA_PERSISTENT=1: measured slower on the H200 so far, so opt-in
-    // (docs/backends/cuda.md, docs/benchmarks.md).
-    const char *pe = std::getenv("TESSERA_PERSISTENT");
-    hooks.setPersistentBlocks(pe && std::string(pe) == "1");
+    // Warp-specialized kernels walk their tiles on persistent blocks where
+    // tessera-pipeline-loops marks them (tile.persistent: an early tile
+    // that fits twice; TESSERA_PERSISTENT=1 every kernel, =0 none;
+    // docs/backends/cuda.md, docs/benchmarks.md).
+    hooks.setPersistentBlocks(true);
     // Two consumer warpgroups take turns issuing the wgmma of a loop whose
     // gemm results are read in the same iteration (attention's S, a
     // block-scaled step) with TESSERA_PINGPONG=1: measured neutral to 14%

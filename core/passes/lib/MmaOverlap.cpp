@@ -44,6 +44,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MmaOverlap.h"
+#include "tessera/Passes/Distribute.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -103,12 +104,13 @@ planMmaOverlap(PipelinedOp loop, ArrayRef<Operation *> pipelinedCopies,
       *why = reason;
     return std::nullopt;
   };
-  // Persistent blocks (TESSERA_PERSISTENT=1, opt-in) renumber the stages
-  // of the loop's own stage views and release the last stage right after
-  // the loop's drain; the moved gemm's stages would not follow.
-  if (const char *p = std::getenv("TESSERA_PERSISTENT");
-      p && std::string(p) == "1")
-    return no("persistent blocks (TESSERA_PERSISTENT=1) renumber its stages");
+  // Persistent blocks (tile.persistent, tessera-pipeline-loops) renumber
+  // the stages of the loop's own stage views and release the last stage
+  // right after the loop's drain; the moved gemm's stages would not follow.
+  if (auto k = loop->getParentOfType<KernelOp>();
+      k && k->hasAttr(kPersistentAttr))
+    return no("the kernel walks its tiles on persistent blocks "
+              "(tile.persistent), which renumber its stages");
   Block *body = &loop.getBodyBlock();
   SmallVector<GemmOp> gemms;
   for (Operation &op : body->without_terminator())

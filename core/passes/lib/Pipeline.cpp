@@ -214,6 +214,63 @@ void prefetchFragmentCopies(scf::ForOp forOp) {
     forOp->setAttr(kUnrollAttr, OpBuilder(forOp).getI64IntegerAttr(2));
 }
 
+/// Persistent blocks (tile.persistent): a block that walks several tiles
+/// lets its copy warp fill the next tile's stages, and the next tile's early
+/// tile (one the kernel copies from a global tensor before the loop:
+/// attention's Q, which distribution then keeps in two copies the tiles
+/// take turns in), while the consumers finish this one, so a tile's fixed
+/// cost outside the loop (Q's arrival, the epilogue) overlaps work.
+/// Measured on the H200 (2026-11-28, docs/benchmarks.md): the q128 flash
+/// program at B4 H16 9% faster at S 1024, 16% causal, 3-12% at 2048,
+/// within 2% at 4096-8192; the zoo's GQA within 1%; GEMMs, which have no
+/// early tile, ran 8-11% slower persistent, so they stay one block a tile.
+/// When: the target has `persistent_blocks`, the block is alone on its
+/// multiprocessor, and the loop's stages (`shared` bytes with the rest of
+/// the kernel's tiles), the early tiles' second copies, the epilogue's
+/// staging (the largest fragment stored to a tensor after the loop) and
+/// the barriers fit shared memory beside `scratch`. The kernel's loop
+/// overlap (MmaOverlap.cpp) is then off: its third stage does not fit.
+/// TESSERA_PERSISTENT=1: every kernel with a pipelined loop (where the
+/// backend can walk tiles), =0: none.
+bool persistentPays(KernelOp k, PipelinedOp p,
+                    const target::TargetDescription &tgt, int64_t shared,
+                    int64_t scratch, bool alone) {
+  const char *e = std::getenv("TESSERA_PERSISTENT");
+  if (k.getGrid().empty() || (e && std::string(e) == "0"))
+    return false;
+  if (e && std::string(e) == "1")
+    return true;
+  if (!tgt.persistentBlocks || !alone || p->getBlock() != &k.getBodyBlock())
+    return false;
+  int64_t loops = 0;
+  k.walk([&](Operation *op) {
+    loops += isa<PipelinedOp>(op) || op->hasAttr("tile.num_stages");
+  });
+  if (loops != 1)
+    return false;
+  int64_t early = 0, staging = 0;
+  for (Operation &op : k.getBodyBlock()) {
+    auto cp = dyn_cast<CopyOp>(op);
+    if (!cp)
+      continue;
+    auto a = cp.getDst().getDefiningOp<AllocOp>();
+    if (op.isBeforeInBlock(p) && isa<GlobalTensorType>(cp.getSrc().getType()) &&
+        a && a.getType().isShared())
+      early +=
+          llvm::alignTo(sharedTileBytes(a.getType(), sharedRowPad(a)), 1024);
+    auto g = dyn_cast<GlobalTensorType>(cp.getDst().getType());
+    auto from = dyn_cast<TileType>(cp.getSrc().getType());
+    if (p->isBeforeInBlock(&op) && g && from)
+      staging = std::max<int64_t>(
+          staging, from.getNumElements() * elementBytes(g.getElementType()));
+  }
+  constexpr int64_t kBarrierBytes = 1024;
+  return early > 0 && tgt.sharedMemoryPerBlockOptin > 0 &&
+         shared + kBarrierBytes + int64_t(llvm::alignTo(staging, 1024)) +
+                 early + scratch <=
+             tgt.sharedMemoryPerBlockOptin;
+}
+
 void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
                   int64_t kernelSharedBytes, int64_t scratch, int64_t id,
                   bool mayPair) {
@@ -288,6 +345,10 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
       tgt.sharedMemoryPerBlockOptin /
               std::max<int64_t>(1, kernelSharedBytes + (S - 1) * buffered) <=
           1;
+  if (kernelOp && S >= 2 && !cands.empty() &&
+      persistentPays(kernelOp, p, tgt, kernelSharedBytes + (S - 1) * buffered,
+                     scratch, alone))
+    kernelOp->setAttr(kPersistentAttr, b.getUnitAttr());
   // TESSERA_MMA_OVERLAP=explain: a remark on each loop of two or more gemms.
   bool explain = mmaOverlapExplain() &&
                  llvm::count_if(body->without_terminator(), [](Operation &op) {

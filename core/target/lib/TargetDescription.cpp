@@ -377,6 +377,8 @@ TargetDescription readTarget(const toml::table &root, const std::string &file) {
     if (t.softmaxKeyBlock < 0)
       r.fail("key 'softmax_key_block' must not be negative");
   }
+  if (r.has("persistent_blocks"))
+    t.persistentBlocks = r.boolean("persistent_blocks");
   if (r.has("max_fragment_words_per_thread")) // 0: no rule
     t.maxFragmentWordsPerThread =
         r.int32("max_fragment_words_per_thread", /*min=*/0);

@@ -7,7 +7,8 @@
 // fourth tensor map (Q: slot 0, box 64 x 128 in two 64-column blocks).
 // The drain after the loop adds no barrier of its own. TESSERA_EARLY_BULK=0
 // keeps the threads' copy (and the drain's barrier). Persistent blocks
-// (TESSERA_PERSISTENT=1) copy Q again for each tile they walk, into one of
+// (this program's default since 2026-11-28, tessera-pipeline-loops'
+// tile.persistent; the runs above set TESSERA_PERSISTENT=0) copy Q again for each tile they walk, into one of
 // two copies of the tile (tile k reads copy k % 2; the second copy lies
 // 66560 bytes on, after the epilogue's staging: 230400 bytes in all), once
 // every consumer warp has released the copy's last use, two tiles back, on
@@ -21,18 +22,18 @@
 // reciprocal per row and a multiply per element, no div.rn.f32.
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t/on %t/off %t/p %t/gqa
-// RUN: %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/on.tsb --dump-dir %t/on
+// RUN: env TESSERA_PERSISTENT=0 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/on.tsb --dump-dir %t/on
 // RUN: FileCheck %s --input-file %t/on/kernel.sm_90a.ptx
-// RUN: env TESSERA_EARLY_BULK=0 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
+// RUN: env TESSERA_EARLY_BULK=0 TESSERA_PERSISTENT=0 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
-// RUN: env TESSERA_PERSISTENT=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
+// RUN: %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p.tsb --dump-dir %t/p
 // RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
 // RUN: grep -c 'cp.async.bulk.tensor.4d.shared::cluster.global' %t/p/kernel.sm_90a.ptx | FileCheck %s --check-prefix=PLOADS
 // RUN: %tessera info %t/p.tsb | FileCheck %s --check-prefix=PINFO
 // RUN: env TESSERA_PERSISTENT=1 TESSERA_EARLY_COPIES=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p1.tsb --dump-dir %t/p1
 // RUN: FileCheck %s --check-prefix=PONE --input-file %t/p1/kernel.sm_90a.ptx
 // RUN: %tessera info %t/p1.tsb | FileCheck %s --check-prefix=PONEINFO
-// RUN: %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
+// RUN: env TESSERA_PERSISTENT=0 %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
 // RUN: FileCheck %s --check-prefix=GQA --input-file %t/gqa/kernel.sm_90a.ptx
 
 // CHECK: tessera_tma_tessera_kernel_flash_attention_fwd_q128[208] = {84, 77, 65, 50, 4, 0, 0, 0,

@@ -8,9 +8,9 @@
 // By default no fence.
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: env TESSERA_WAIT_FENCE=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/q.tsb --dump-dir %t/q
+// RUN: env TESSERA_WAIT_FENCE=1 TESSERA_PERSISTENT=0 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/q.tsb --dump-dir %t/q
 // RUN: FileCheck %s --check-prefix=Q128 --input-file %t/q/kernel.sm_90a.ptx
-// RUN: %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
+// RUN: env TESSERA_PERSISTENT=0 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/off.tsb --dump-dir %t/off
 // RUN: FileCheck %s --check-prefix=OFF --input-file %t/off/kernel.sm_90a.ptx
 // RUN: env TESSERA_WAIT_FENCE=1 %tessera compile %examples/gemm.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/g.tsb --dump-dir %t/g
 // RUN: FileCheck %s --check-prefix=GEMM --input-file %t/g/kernel.sm_90a.ptx

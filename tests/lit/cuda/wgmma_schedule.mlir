@@ -25,9 +25,9 @@
 // RUN: FileCheck %s --check-prefix=LOOP --input-file %t/fa/kernel.sm_90a.ptx
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/fa/ptxas.sm_90a.txt
 // RUN: FileCheck %s --check-prefix=PAIRS --input-file %t/fa/kernel.sm_90a.ptx
-// RUN: %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
+// RUN: env TESSERA_PERSISTENT=0 %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/gqa.tsb --dump-dir %t/gqa
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/gqa/ptxas.sm_90a.txt
-// RUN: env TESSERA_MMA_OVERLAP=1 TESSERA_CUDA_WARP_SPECIALIZATION=1 %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
+// RUN: env TESSERA_MMA_OVERLAP=1 TESSERA_CUDA_WARP_SPECIALIZATION=1 TESSERA_PERSISTENT=0 %tessera compile %examples/zoo/attn_gqa_d128_causal.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/ws.tsb --dump-dir %t/ws
 // RUN: FileCheck %s --check-prefix=NOARRIVE --input-file %t/ws/ptxas.sm_90a.txt
 // RUN: FileCheck %s --check-prefix=WS --input-file %t/ws/kernel.sm_90a.ptx
 // RUN: %tessera compile %examples/flash_attention_fwd.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/seq.tsb --dump-dir %t/seq

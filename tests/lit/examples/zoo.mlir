@@ -249,7 +249,7 @@
 // SM80-ATTN-FWD-D64-CAUSAL-BF16: tile.gemm {{.*}}atom = "mma_m16n8k16_bf16_f32"
 
 // SM90-ATTN-GQA-D128-CAUSAL-LABEL: tile.func @attn_gqa_d128_causal(
-// SM90-ATTN-GQA-D128-CAUSAL: tile.kernel {{.*}}tile.shared_bytes = 229376 :
+// SM90-ATTN-GQA-D128-CAUSAL: tile.kernel {{.*}}tile.persistent, tile.shared_bytes = 163840 :
 // SM90-ATTN-GQA-D128-CAUSAL: tile.gemm {{.*}}atom = "wgmma_m64n128k16_f16_f32"
 // SM90-ATTN-GQA-D128-CAUSAL: tile.gemm {{.*}}atom = "wgmma_m64n128k16_f16_f32_rs"
 // SM80-ATTN-GQA-D128-CAUSAL-LABEL: tile.func @attn_gqa_d128_causal(

@@ -10,7 +10,9 @@
 // By default the overlap applies where the block is alone on its SM (the
 // 128-row flash program: its fragments take every register), not to the
 // 64-row one above (two blocks per SM); TESSERA_MMA_OVERLAP=0 turns it off.
-// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-DEFAULT
+// RUN: env TESSERA_CLUSTERS=0 TESSERA_PERSISTENT=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-DEFAULT
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-PERSISTENT
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-OFF
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=1 TESSERA_PERSISTENT=1 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=GFX942-FLASH-ATTENTION-FWD
@@ -59,6 +61,15 @@
 // one; its V stage is the one that iteration filled. Three stages: the
 // refill of stage (i - 1) % 3 waits for that P V. (By default, and with
 // TESSERA_PERSISTENT=1, above: two stages, the program's order.)
+// The q128 program by default: its Q tile (copied before the loop) fits
+// twice beside two stages and the epilogue's staging, and the block is alone
+// on its SM: persistent blocks, two stages, no loop overlap. gemm.mlir has
+// no such tile.
+// SM90-Q128-PERSISTENT: tile.kernel {{.*}}tile.persistent
+// SM90-Q128-PERSISTENT: tile.alloc {{.*}} : <2x128x128xf16, shared>
+// SM90-Q128-PERSISTENT-NOT: tile.mma_async
+// SM90-Q128-PERSISTENT: tile.num_stages = 2
+// SM90-GEMM-NOT-PERSISTENT-NOT: tile.persistent
 // SM90-Q128-DEFAULT: tile.alloc {{.*}} : <3x128x128xf16, shared>
 // SM90-Q128-DEFAULT: tile.gemm {{.*}} transpose_b clear {{{.*}}tile.mma_async
 // SM90-Q128-DEFAULT: tile.num_stages = 3

@@ -25,6 +25,12 @@ namespace tessera::passes {
 /// the cuda backend gives it llvm.loop.unroll.disable.
 inline constexpr llvm::StringLiteral kNoUnrollAttr = "tile.no_unroll";
 
+/// Marks a kernel whose blocks walk its tiles (persistent blocks), decided
+/// by tessera-pipeline-loops: launched on min(tiles, compute units) blocks
+/// where the backend can (TargetHooks::persistentBlocks), one block per
+/// tile otherwise.
+inline constexpr llvm::StringLiteral kPersistentAttr = "tile.persistent";
+
 /// Marks an scf.for whose body should be unrolled `n` times (an integer
 /// attribute): a loop that loads a value one iteration ahead into a
 /// loop-carried register (tessera-pipeline-loops' fragment prefetch), where

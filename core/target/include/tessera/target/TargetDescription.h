@@ -117,6 +117,11 @@ struct TargetDescription {
   /// Optional: the keys per iteration an online-softmax loop's key blocks
   /// may be deepened to (tessera-deepen-keys), or 0: never.
   int softmaxKeyBlock = 0;
+  /// Optional: a warp-specialized kernel whose block reads a tile it copies
+  /// before its pipelined loop (attention's Q) walks its tiles on
+  /// persistent blocks where two copies of that tile fit
+  /// (tessera-pipeline-loops).
+  bool persistentBlocks = false;
   /// Optional: 32-bit words per thread the largest fragment of a kernel may
   /// take before tessera-split-threads doubles its threads (same tile, more
   /// threads: fewer accumulator words each), or 0: never.
