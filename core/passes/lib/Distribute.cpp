@@ -4101,10 +4101,9 @@ void Distributor::specialize(KernelOp kernel) {
   // would arrive on their release barrier.)
   bool earlyAfterFirst = persist && !early.empty();
   // The early copies: the loop's first iteration reads them with its first
-  // stage. Persistent, from the second tile on, once the consumers have
-  // released the last tile's.
-  // Tile k fills copy k % D once tile k - D has released it: that copy's
-  // release barrier completes once per D tiles, its (k / D - 1)-th time.
+  // stage. Persistent, tile k fills copy k % D of the early tiles once tile
+  // k - D, the copy's last user, has released it: that copy's release
+  // barrier completes once per D tiles, here its (k / D - 1)-th time.
   auto issueEarly = [&]() {
     Value slot;
     if (earlyAfterFirst) {

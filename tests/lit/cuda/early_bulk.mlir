@@ -30,6 +30,11 @@
 // RUN: FileCheck %s --check-prefix=PERSIST --input-file %t/p/kernel.sm_90a.ptx
 // RUN: grep -c 'cp.async.bulk.tensor.4d.shared::cluster.global' %t/p/kernel.sm_90a.ptx | FileCheck %s --check-prefix=PLOADS
 // RUN: %tessera info %t/p.tsb | FileCheck %s --check-prefix=PINFO
+// Causal tiles are dealt zigzag: each tile walk (copy warp, consumers) takes
+// one more min (the last round's size) than round-robin does.
+// RUN: grep -c -E 'min\.(u|s)64' %t/p/kernel.sm_90a.ptx | FileCheck %s --check-prefix=ZIGZAG
+// RUN: env TESSERA_ZIGZAG=0 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/rr.tsb --dump-dir %t/rr
+// RUN: grep -c -E 'min\.(u|s)64' %t/rr/kernel.sm_90a.ptx | FileCheck %s --check-prefix=ROUNDROBIN
 // RUN: env TESSERA_PERSISTENT=1 TESSERA_EARLY_COPIES=1 %tessera compile %examples/flash_attention_fwd_q128.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/p1.tsb --dump-dir %t/p1
 // RUN: FileCheck %s --check-prefix=PONE --input-file %t/p1/kernel.sm_90a.ptx
 // RUN: %tessera info %t/p1.tsb | FileCheck %s --check-prefix=PONEINFO
@@ -80,6 +85,8 @@
 // PERSIST: ret;
 // PLOADS: {{^}}8{{$}}
 // PINFO: 384 threads, 230400 shared bytes
+// ZIGZAG: {{^}}4{{$}}
+// ROUNDROBIN: {{^}}2{{$}}
 // PONE-COUNT-6: mbarrier.init.shared::cta.b64
 // PONE-NOT: mbarrier.init
 // PONE-NOT: {{mad.lo.s32 .*, 66560,}}
