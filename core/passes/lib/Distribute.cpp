@@ -445,6 +445,11 @@ private:
     /// next write of the bytes (the next tile's epilogue) and the kernel's
     /// end, off the tile's critical path.
     bool deferredWait = false;
+    /// No bulk store on the target (a twin's code size before speed,
+    /// TargetHooks::compactCopies): the block's threads store the staging
+    /// tile to the tensor, a loop over checked 8-byte pieces instead of
+    /// every register's checked store.
+    bool byThreads = false;
   };
   /// A bulk store deferred its wait (BulkStore::deferredWait): the kernel
   /// ends with the storing thread's wait.
@@ -457,6 +462,10 @@ private:
   void placeLateStores(KernelOp kernel);
   llvm::DenseMap<Operation *, BulkStore> bulkStores;
   void planBulkStores(KernelOp kernel, int64_t plannedBytes);
+  /// The staging tile `s` at byte `at` (BulkStore::byThreads) stored to
+  /// `mem` at `off` by the block's threads.
+  void storeStagingByThreads(const SharedTile &s, int64_t at, Value mem,
+                             ValueRange off);
   int64_t storeMatrixCount(const FragTile &f, const SharedTile &s);
   LogicalResult lowerBulkStore(Operation *op, const FragTile &f, Value tensor,
                                ValueRange off, const BulkStore &st);
@@ -593,9 +602,9 @@ private:
     memref::StoreOp::create(b, loc, v, f.mem, ValueRange{c(r)});
   }
   /// Runs `fn` over every element index of `shape`, spread over the block's
-  /// threads when `spread`, else every thread visits all.
-  void forEachElement(ArrayRef<int64_t> shape, bool spread,
-                      function_ref<void(ValueRange)> fn);
+  /// threads when `spread`, else every thread visits all. Returns the loop.
+  scf::ForOp forEachElement(ArrayRef<int64_t> shape, bool spread,
+                            function_ref<void(ValueRange)> fn);
 
   // --- ops ------------------------------------------------------------------
   LogicalResult lowerBlock(Block &blk);
@@ -969,8 +978,8 @@ LogicalResult Distributor::storeElem(Value v, Value tile, ValueRange idxs,
                          "region laid out by it");
 }
 
-void Distributor::forEachElement(ArrayRef<int64_t> shape, bool spread,
-                                 function_ref<void(ValueRange)> fn) {
+scf::ForOp Distributor::forEachElement(ArrayRef<int64_t> shape, bool spread,
+                                       function_ref<void(ValueRange)> fn) {
   int64_t total = product(shape);
   SmallVector<int64_t> s(shape);
   // When the threads divide the elements, a loop of constant trip count
@@ -995,6 +1004,7 @@ void Distributor::forEachElement(ArrayRef<int64_t> shape, bool spread,
     rest = divC(rest, s[d]);
   }
   fn(ivs);
+  return loop;
 }
 
 //===----------------------------------------------------------------------===//
@@ -4880,8 +4890,12 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
         bc.blockCols = rowBytes > sw ? sw / bc.elemBytes : 0;
         break;
       }
-    if (!hooks.canBulkStore(bc))
-      continue;
+    bool byThreads = false;
+    if (!hooks.canBulkStore(bc)) {
+      if (!hooks.compactCopies() || persist)
+        continue;
+      byThreads = true;
+    }
     int64_t here = topIndex(cp);
     // The bulk store's global writes complete asynchronously (by the
     // kernel's end): no op at or after the copy may touch the tensor again.
@@ -4915,6 +4929,7 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
                                  (drain && drain.getStage().empty()) ||
                                      (prev && bulkStores.count(prev)),
                                  persist};
+      bulkStores[cp].byThreads = byThreads;
       placed = true;
       break;
     }
@@ -4995,6 +5010,57 @@ void Distributor::planEarlyCopies(KernelOp kernel) {
 /// next column, lane bits columns 2 and 4 then rows 1, 2 and 4 (mma's
 /// accumulators), and every other bit moving by whole rows of 8 columns
 /// (16 contiguous bytes of a row in the staging tile).
+void Distributor::storeStagingByThreads(const SharedTile &s, int64_t at,
+                                        Value mem, ValueRange off) {
+  Type gElem = s.elem;
+  int64_t eb = std::max<int64_t>(1, gElem.getIntOrFloatBitWidth() / 8);
+  int64_t rows = s.shape[0], cols = s.shape[1];
+  // Pieces of 8 bytes (inside one 16-byte chunk, which a swizzle moves
+  // whole), read from the staging tile as one integer of their bits.
+  int64_t pv = std::max<int64_t>(1, 8 / eb);
+  while (pv > 1 && cols % pv)
+    pv /= 2;
+  int64_t rank = cast<MemRefType>(mem.getType()).getRank();
+  SmallVector<Value> dims;
+  for (int64_t k = 0; k < rank; ++k)
+    dims.push_back(memref::DimOp::create(b, loc, mem, k));
+  Type pieceTy = b.getIntegerType(unsigned(pv * eb * 8));
+  Value pieces = scratchView(pieceTy, rows * cols / pv, at);
+  Value aligned = pv > 1 ? rowsAligned(mem, dims, pv, int(eb)) : Value();
+  auto vt = VectorType::get({pv}, gElem);
+  scf::ForOp loop = forEachElement({rows, cols / pv}, true, [&](ValueRange iv) {
+    SmallVector<Value> t{iv[0], mul(iv[1], c(pv))};
+    Value bits = memref::LoadOp::create(
+        b, loc, pieces, ValueRange{divC(sharedOffset(s, t), pv)});
+    Value v = vector::BitCastOp::create(
+        b, loc, vt,
+        vector::FromElementsOp::create(b, loc, VectorType::get({1}, pieceTy),
+                                       ValueRange{bits}));
+    SmallVector<Value> g = globalIndex(off, t);
+    SmallVector<Value> conds = outerInside(g, dims);
+    SmallVector<Value> cs(conds);
+    cs.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                       add(g.back(), c(pv)), dims.back()));
+    if (aligned)
+      cs.push_back(aligned);
+    auto ifOp = scf::IfOp::create(b, loc, andAll(b, loc, cs), true);
+    OpBuilder::InsertionGuard gd(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    vector::StoreOp::create(b, loc, v, mem, g, false,
+                            llvm::MaybeAlign(pv * eb));
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    for (int64_t i = 0; i < pv; ++i) {
+      auto [gi, in] = shifted(g, conds, i, dims);
+      auto one = scf::IfOp::create(b, loc, in, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPoint(one.thenBlock()->getTerminator());
+      memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, v, i),
+                              mem, gi);
+    }
+  });
+  loop->setAttr(kNoUnrollAttr, b.getUnitAttr());
+}
+
 int64_t Distributor::storeMatrixCount(const FragTile &f, const SharedTile &s) {
   const LinearLayout &l = f.layout;
   if (s.shape.size() != 2 || warpSize != 32 ||
@@ -5152,6 +5218,14 @@ LogicalResult Distributor::lowerBulkStore(Operation *op, const FragTile &f,
         b, loc,
         vector::BitCastOp::create(b, loc, VectorType::get({1}, pieceTy), v), 0);
     memref::StoreOp::create(b, loc, bits, pieces, ValueRange{divC(at, vec)});
+  }
+  if (st.byThreads) {
+    barrier();
+    storeStagingByThreads(s, st.offset, mem, off);
+    // (Also where nothing after the copy uses shared memory: a persistent
+    // twin's next tile refills the stages that held the staging tile.)
+    barrier();
+    return success();
   }
   hooks.emitBulkStoreBarrier(b, loc, consumerThreads);
   {

@@ -10,7 +10,8 @@
 // column block with cp.async.bulk.tensor ... global.shared::cta.bulk_group,
 // commits the group and waits for its reads (wait_group.read 0) before the
 // block exits. No thread stores the accumulator with st.global; the twin
-// without TMA (launched where a map cannot describe a tensor) does. The
+// without TMA (launched where a map cannot describe a tensor) stages it the
+// same way and its threads store the staging tile (cuda/twins.mlir). The
 // output's map is the descriptor's third: slot 6, rank 2, 128-byte swizzle,
 // box {64, 128} for f16 (a 64 x 128-byte box per column block), {32, 64}
 // for the f32 result of the odd-shaped 64x64 kernel, whose edge blocks the
@@ -95,7 +96,9 @@
 
 // TWIN: .visible .entry tessera_kernel_gemm__fallback(
 // TWIN-NOT: cp.async.bulk
-// TWIN: st.global.b32
+// TWIN: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// TWIN-NOT: cp.async.bulk
+// TWIN: st.global.v2.b32
 // TWIN-NOT: .entry
 
 // NOSPILL: 0 bytes spill stores, 0 bytes spill loads
