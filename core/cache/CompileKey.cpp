@@ -287,6 +287,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_K_STEPS",
       "TESSERA_LD_LLD",
       "TESSERA_LONGEST_FIRST",
+      "TESSERA_L2_KEEP",
       "TESSERA_MASK_VERSION",
       "TESSERA_MMA_OVERLAP",
       "TESSERA_MMA_ZERO_START",

@@ -236,6 +236,52 @@ bool CudaTargetHooks::emitAsyncCopy(OpBuilder &b, Location loc, Value shared,
   return true;
 }
 
+Value CudaTargetHooks::loadGlobalKept(OpBuilder &b, Location loc, Value address,
+                                      Type type) {
+  // ld.global with an L2 cache policy of evict_last for every line it
+  // touches (createpolicy: sm_80 and later, PTX 7.4), in 32-bit words.
+  auto vt = dyn_cast<VectorType>(type);
+  Type elem = vt ? vt.getElementType() : type;
+  if (!elem.isIntOrFloat())
+    return {};
+  int64_t bits = elem.getIntOrFloatBitWidth() * (vt ? vt.getNumElements() : 1);
+  if (bits != 32 && bits != 64 && bits != 128)
+    return {};
+  if (const char *e = std::getenv("TESSERA_L2_KEEP");
+      e && std::string(e) == "0")
+    return {};
+  PtxEmitter p(b, loc);
+  int64_t words = bits / 32;
+  Value policy =
+      p.pureAsm("createpolicy.fractional.L2::evict_last.b64 $0, 1.0;", "=l",
+                ValueRange{}, p.i64);
+  std::string text = "ld.global.L2::cache_hint";
+  if (words > 1)
+    text += ".v" + std::to_string(words);
+  text += ".b32 ";
+  std::string cons;
+  text += words > 1 ? "{" : "";
+  for (int64_t w = 0; w < words; ++w) {
+    text += (w ? ", $" : "$") + std::to_string(w);
+    cons += (w ? ",=r" : "=r");
+  }
+  text += words > 1 ? "}" : "";
+  text +=
+      ", [$" + std::to_string(words) + "], $" + std::to_string(words + 1) + ";";
+  cons += ",l,l";
+  SmallVector<Type> results(words, p.i32);
+  SmallVector<Value> got = p.asmOp(
+      text, cons,
+      ValueRange{arith::IndexCastUIOp::create(b, loc, p.i64, address), policy},
+      results);
+  Value v = vector::FromElementsOp::create(
+      b, loc, VectorType::get({words}, p.i32), got);
+  if (vt)
+    return vector::BitCastOp::create(b, loc, vt, v);
+  Value one = vector::BitCastOp::create(b, loc, VectorType::get({1}, elem), v);
+  return vector::ExtractOp::create(b, loc, one, 0);
+}
+
 bool CudaTargetHooks::canAtomicAddVector(Type elem, int64_t n) const {
   // red.global.add.v2/.v4.f32: PTX 8.1, sm_90 and later (the chips with
   // wgmma here).

@@ -125,6 +125,8 @@ public:
   }
   bool persistentTwin() const override { return twinPersistent; }
   bool compactCopies() const override { return compact; }
+  mlir::Value loadGlobalKept(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value address, mlir::Type type) override;
   bool consumerTurns() const override { return wgmma && turns; }
   void emitTurnWait(mlir::OpBuilder &b, mlir::Location loc, int64_t group,
                     int64_t threads) override;

@@ -462,6 +462,11 @@ private:
   void placeLateStores(KernelOp kernel);
   llvm::DenseMap<Operation *, BulkStore> bulkStores;
   void planBulkStores(KernelOp kernel, int64_t plannedBytes);
+  /// Copies from a global tensor that a later top-level loop of the kernel
+  /// repeats (planKeptLoads): their loads ask the target to keep the lines
+  /// in its last-level cache (TargetHooks::loadGlobalKept).
+  llvm::SmallPtrSet<Operation *, 4> keptCopies;
+  void planKeptLoads(KernelOp kernel);
   /// The staging tile `s` at byte `at` (BulkStore::byThreads) stored to
   /// `mem` at `off` by the block's threads.
   void storeStagingByThreads(const SharedTile &s, int64_t at, Value mem,
@@ -1981,7 +1986,18 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
           vector::StoreOp::create(b, loc, v, mem, g, false,
                                   llvm::MaybeAlign(vec * eb));
         } else {
-          Value v = loadGlobalVector(viaTarget, mem, g, vec);
+          Value v;
+          if (!viaTarget && keptCopies.contains(op)) {
+            Value lin = g[0];
+            for (int64_t k = 1; k < rank; ++k)
+              lin = add(mul(lin, dims[k]), g[k]);
+            Value gaddr =
+                add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem),
+                    mul(lin, c(eb)));
+            v = hooks.loadGlobalKept(b, loc, gaddr, vt);
+          }
+          if (!v)
+            v = loadGlobalVector(viaTarget, mem, g, vec);
           for (int64_t i = 0; i < vec; ++i)
             regStore(f, base + i,
                      convertScalar(b, loc,
@@ -3327,6 +3343,7 @@ LogicalResult Distributor::run(DistributedKernel &out) {
   }
   placeLateStores(kernel);
   planEarlyCopies(kernel);
+  planKeptLoads(kernel);
   Block &entry = body.front();
   eb.setInsertionPointToStart(&entry);
   loc = kernelLoc = kernel.getLoc();
@@ -5010,6 +5027,73 @@ void Distributor::planEarlyCopies(KernelOp kernel) {
 /// next column, lane bits columns 2 and 4 then rows 1, 2 and 4 (mma's
 /// accumulators), and every other bit moving by whole rows of 8 columns
 /// (16 contiguous bytes of a row in the staging tile).
+/// A copy from a global tensor in a loop at the kernel's top level that a
+/// later top-level loop repeats — the same tensor, the same tile type, each
+/// offset the same value or computed by the same pure ops from the loops'
+/// induction variables, over the same bounds — reads bytes the kernel reads
+/// again (a normalization's passes over its rows): its loads ask the
+/// target's cache to keep them. The later loop's reads then hit the cache
+/// where the rows the resident blocks walk fit it (TESSERA_L2_KEEP=0: no).
+void Distributor::planKeptLoads(KernelOp kernel) {
+  SmallVector<scf::ForOp> loops;
+  for (Operation &op : kernel.getBodyBlock())
+    if (auto f = dyn_cast<scf::ForOp>(op))
+      loops.push_back(f);
+  auto copiesIn = [](scf::ForOp l) {
+    SmallVector<CopyOp> v;
+    for (Operation &op : *l.getBody())
+      if (auto cp = dyn_cast<CopyOp>(op);
+          cp && isa<GlobalTensorType>(cp.getSrc().getType()) &&
+          !cp.getTranspose())
+        v.push_back(cp);
+    return v;
+  };
+  // Whether `x` (in the loop of induction variable ix) and `y` (iy) are
+  // the same value per iteration.
+  std::function<bool(Value, Value, Value, Value, int)> same =
+      [&](Value x, Value y, Value ix, Value iy, int depth) -> bool {
+    if (x == ix || y == iy)
+      return x == ix && y == iy;
+    if (x == y)
+      return true;
+    Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
+    if (!dx || !dy || depth > 8 || dx->getName() != dy->getName() ||
+        dx->getAttrDictionary() != dy->getAttrDictionary() ||
+        dx->getNumOperands() != dy->getNumOperands() || dx->getNumRegions() ||
+        !isMemoryEffectFree(dx) ||
+        cast<OpResult>(x).getResultNumber() !=
+            cast<OpResult>(y).getResultNumber())
+      return false;
+    for (auto [a, b2] : llvm::zip(dx->getOperands(), dy->getOperands()))
+      if (!same(a, b2, ix, iy, depth + 1))
+        return false;
+    return true;
+  };
+  for (size_t i = 0; i < loops.size(); ++i) {
+    scf::ForOp li = loops[i];
+    Value ii = li.getInductionVar();
+    for (CopyOp a : copiesIn(li))
+      for (size_t j = i + 1; j < loops.size() && !keptCopies.contains(a); ++j) {
+        scf::ForOp lj = loops[j];
+        Value ij = lj.getInductionVar();
+        if (li.getLowerBound() != lj.getLowerBound() ||
+            li.getUpperBound() != lj.getUpperBound() ||
+            li.getStep() != lj.getStep())
+          continue;
+        for (CopyOp bc : copiesIn(lj))
+          if (bc.getSrc() == a.getSrc() &&
+              bc.getDst().getType() == a.getDst().getType() &&
+              bc.getSrcOffsets().size() == a.getSrcOffsets().size() &&
+              llvm::all_of(llvm::zip(a.getSrcOffsets(), bc.getSrcOffsets()),
+                           [&](auto p) {
+                             return same(std::get<0>(p), std::get<1>(p), ii, ij,
+                                         0);
+                           }))
+            keptCopies.insert(a);
+      }
+  }
+}
+
 void Distributor::storeStagingByThreads(const SharedTile &s, int64_t at,
                                         Value mem, ValueRange off) {
   Type gElem = s.elem;

@@ -35,8 +35,9 @@ namespace tessera {
 /// untilReads. 6: TargetHooks::consumerTurns / emitTurnWait / emitTurnPass,
 /// commitMma / waitMma. 7: TargetHooks::canBulkStore / emitBulkStore /
 /// emitBulkStoreBarrier / emitBulkStoreWait / canStoreMatrices /
-/// emitStoreMatrices. 8: TargetHooks::compactCopies.
-constexpr unsigned kCompilerPluginAbiVersion = 8;
+/// emitStoreMatrices. 8: TargetHooks::compactCopies. 9: TargetHooks::
+/// loadGlobalKept.
+constexpr unsigned kCompilerPluginAbiVersion = 9;
 
 /// What to compile for: a triple and a chip ("sm_90a", "gfx942", "host").
 struct CompileTarget {

@@ -431,6 +431,17 @@ public:
   /// inside the tensor. The cuda backend asks it for the twins of TMA
   /// kernels, whose lowering was the longer half of a compile.
   virtual bool compactCopies() const { return false; }
+  /// A load of `type` (a vector of whole elements, or one element) from
+  /// global address `address` (an `index`) of a tensor that a later loop of
+  /// the kernel reads again (a copy repeated with the same tile and offsets:
+  /// a multi-pass normalization's rows): a backend with cache eviction
+  /// priorities loads it asking the L2 cache to keep the line for the
+  /// later read. Returns nothing for the ordinary load.
+  virtual mlir::Value loadGlobalKept(mlir::OpBuilder &, mlir::Location,
+                                     mlir::Value /*address*/,
+                                     mlir::Type /*type*/) {
+    return {};
+  }
   /// At the start of the copy warps' code (`copyRole`) and of the
   /// consumers' in a specialized kernel: where a backend moves registers
   /// from the copy warps to the consumers.
