@@ -5020,13 +5020,6 @@ void Distributor::planEarlyCopies(KernelOp kernel) {
   }
 }
 
-/// How many 8 x 8 matrices of 16-bit elements one matrix store
-/// (TargetHooks::emitStoreMatrices) writes per group of registers of `f`
-/// into staging tile `s` (4, 2 or 1), or 0 where the backend has no such
-/// store or `f`'s layout is not the one its lanes hold: register bit 0 the
-/// next column, lane bits columns 2 and 4 then rows 1, 2 and 4 (mma's
-/// accumulators), and every other bit moving by whole rows of 8 columns
-/// (16 contiguous bytes of a row in the staging tile).
 /// A copy from a global tensor in a loop at the kernel's top level that a
 /// later top-level loop repeats — the same tensor, the same tile type, each
 /// offset the same value or computed by the same pure ops from the loops'
@@ -5145,6 +5138,13 @@ void Distributor::storeStagingByThreads(const SharedTile &s, int64_t at,
   loop->setAttr(kNoUnrollAttr, b.getUnitAttr());
 }
 
+/// How many 8 x 8 matrices of 16-bit elements one matrix store
+/// (TargetHooks::emitStoreMatrices) writes per group of registers of `f`
+/// into staging tile `s` (4, 2 or 1), or 0 where the backend has no such
+/// store or `f`'s layout is not the one its lanes hold: register bit 0 the
+/// next column, lane bits columns 2 and 4 then rows 1, 2 and 4 (mma's
+/// accumulators), and every other bit moving by whole rows of 8 columns
+/// (16 contiguous bytes of a row in the staging tile).
 int64_t Distributor::storeMatrixCount(const FragTile &f, const SharedTile &s) {
   const LinearLayout &l = f.layout;
   if (s.shape.size() != 2 || warpSize != 32 ||
