@@ -247,9 +247,6 @@ Value CudaTargetHooks::loadGlobalKept(OpBuilder &b, Location loc, Value address,
   int64_t bits = elem.getIntOrFloatBitWidth() * (vt ? vt.getNumElements() : 1);
   if (bits != 32 && bits != 64 && bits != 128)
     return {};
-  if (const char *e = std::getenv("TESSERA_L2_KEEP");
-      e && std::string(e) == "0")
-    return {};
   PtxEmitter p(b, loc);
   int64_t words = bits / 32;
   Value policy =

@@ -565,6 +565,18 @@ private:
                                         remC(ptr, vec * eb), c(0));
     return arith::AndIOp::create(b, loc, pitchOk, ptrOk);
   }
+  /// The byte address of element `g` of the row-major tensor `mem` (dims
+  /// `dims`, `eb` bytes an element); `ptr`: its base address, if the
+  /// caller has it already.
+  Value globalAddress(Value mem, ArrayRef<Value> dims, ArrayRef<Value> g,
+                      int64_t eb, Value ptr = {}) {
+    if (!ptr)
+      ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
+    Value lin = g[0];
+    for (size_t k = 1; k < g.size(); ++k)
+      lin = add(mul(lin, dims[k]), g[k]);
+    return add(ptr, mul(lin, c(eb)));
+  }
   /// Whether global indices `g` are inside a tensor of dims `dims`.
   Value inside(ArrayRef<Value> g, ArrayRef<Value> dims) {
     SmallVector<Value> conds;
@@ -1586,12 +1598,7 @@ LogicalResult Distributor::copyGlobalToShared(Operation *op, Value src,
         bool done = false;
         // Register-staging targets have no asynchronous copy to ask for.
         if (async && tgt.asyncCopy != target::AsyncCopyKind::Registers) {
-          Value gptr =
-              memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem);
-          Value lin = c(0);
-          for (int64_t k = 0; k < rank; ++k)
-            lin = k == 0 ? g[0] : add(mul(lin, dims[k]), g[k]);
-          Value gaddr = add(gptr, mul(lin, c(eb)));
+          Value gaddr = globalAddress(mem, dims, g, eb);
           Value trueV = arith::ConstantIntOp::create(b, loc, 1, 1);
           done = hooks.emitAsyncCopy(b, loc, sharedAddress(d, dOff), gaddr,
                                      int(vec * eb), trueV);
@@ -1987,15 +1994,9 @@ LogicalResult Distributor::copyFragmentGlobal(Operation *op, const FragTile &f,
                                   llvm::MaybeAlign(vec * eb));
         } else {
           Value v;
-          if (!viaTarget && keptCopies.contains(op)) {
-            Value lin = g[0];
-            for (int64_t k = 1; k < rank; ++k)
-              lin = add(mul(lin, dims[k]), g[k]);
-            Value gaddr =
-                add(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem),
-                    mul(lin, c(eb)));
-            v = hooks.loadGlobalKept(b, loc, gaddr, vt);
-          }
+          if (!viaTarget && keptCopies.contains(op))
+            v = hooks.loadGlobalKept(b, loc, globalAddress(mem, dims, g, eb),
+                                     vt);
           if (!v)
             v = loadGlobalVector(viaTarget, mem, g, vec);
           for (int64_t i = 0; i < vec; ++i)
@@ -2831,13 +2832,11 @@ LogicalResult Distributor::lowerAtomic(AtomicOp a) {
       for (int64_t base = 0; base < ft.regs; base += vec) {
         SmallVector<Value> g =
             globalIndex(off, SmallVector<Value>(coordsOf(ft.layout, base)));
-        Value lin = g[0];
-        for (int64_t k = 1; k < rank; ++k)
-          lin = add(mul(lin, dims[k]), g[k]);
         SmallVector<Value> vals;
         for (int64_t i = 0; i < vec; ++i)
           vals.push_back(regLoad(ft, base + i));
-        hooks.emitAtomicAddVector(b, loc, add(gptr, mul(lin, c(eb))), vals);
+        hooks.emitAtomicAddVector(b, loc, globalAddress(mem, dims, g, eb, gptr),
+                                  vals);
       }
       b.setInsertionPoint(split.elseBlock()->getTerminator());
       body();
@@ -5028,6 +5027,12 @@ void Distributor::planEarlyCopies(KernelOp kernel) {
 /// target's cache to keep them. The later loop's reads then hit the cache
 /// where the rows the resident blocks walk fit it (TESSERA_L2_KEEP=0: no).
 void Distributor::planKeptLoads(KernelOp kernel) {
+  static const bool off = [] {
+    const char *e = std::getenv("TESSERA_L2_KEEP");
+    return e && std::string(e) == "0";
+  }();
+  if (off)
+    return;
   SmallVector<scf::ForOp> loops;
   for (Operation &op : kernel.getBodyBlock())
     if (auto f = dyn_cast<scf::ForOp>(op))
