@@ -284,6 +284,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_EARLY_COPIES",
       "TESSERA_EXP_FMA",
       "TESSERA_FMA_LAYOUT",
+      "TESSERA_FMA_PREFETCH",
       "TESSERA_K_STEPS",
       "TESSERA_LD_LLD",
       "TESSERA_LONGEST_FIRST",

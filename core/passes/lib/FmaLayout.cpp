@@ -15,6 +15,11 @@ bool fmaLayoutEnabled() {
   return !(env && std::string(env) == "0");
 }
 
+bool fmaOperandPrefetch() {
+  const char *env = std::getenv("TESSERA_FMA_PREFETCH");
+  return !(env && std::string(env) == "0");
+}
+
 int64_t fmaUnrollRegisterBudget(int64_t registersPerThread) {
   // The unrolled loop keeps its addresses as a few bases with constant
   // offsets (sm_90a, 128 accumulators + 96 operand values: 254 registers

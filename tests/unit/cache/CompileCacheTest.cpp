@@ -111,7 +111,8 @@ TEST(CompileKey, CompilerSwitchesAreInTheKey) {
         "TESSERA_STMATRIX", "TESSERA_LONGEST_FIRST", "TESSERA_SPLIT_THREADS",
         "TESSERA_COMPACT_TWINS", "TESSERA_DEFER_STORE_WAIT",
         "TESSERA_WAIT_FENCE", "TESSERA_DEEPEN_KEYS", "TESSERA_EARLY_COPIES",
-        "TESSERA_PREFETCH_UNROLL", "TESSERA_ZIGZAG", "TESSERA_L2_KEEP"}) {
+        "TESSERA_PREFETCH_UNROLL", "TESSERA_ZIGZAG", "TESSERA_L2_KEEP",
+        "TESSERA_FMA_PREFETCH"}) {
     SCOPED_TRACE(name);
     setenv(name, "0", 1);
     std::string off = compileCacheKey("src", 3, host, none);

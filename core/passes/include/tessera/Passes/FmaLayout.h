@@ -42,6 +42,10 @@ bool fmaLayoutEnabled();
 /// (a sixteenth of the registers; an eighth when the choices are off).
 int64_t fmaUnrollRegisterBudget(int64_t registersPerThread);
 
+/// Whether the vector-FMA loop reads a K group's operands during the group
+/// before it (TESSERA_FMA_PREFETCH=0: no, each group reads its own first).
+bool fmaOperandPrefetch();
+
 /// How a vector-FMA gemm reads one operand.
 enum class FmaOperandRead { Registers, KContiguous, MNContiguous };
 
