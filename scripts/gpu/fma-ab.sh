@@ -43,6 +43,7 @@ ab=$out/ab.jsonl; : > "$ab"
 for r in 1 2 3; do for b in $builds; do
   timed $K $b gemm_f32_256x128_colscale M=4096,N=4096,K=4096
   timed $K $b linear_f32_nt M=4096,N=4096,K=4096
+  timed $K $b linear_f32_nt M=8192,N=8192,K=8192
   timed $K $b gemm_f32 M=4096,N=4096,K=4096
   timed $K $b gemm_f32_256x128_colscale M=8192,N=8192,K=8192
 done; done
