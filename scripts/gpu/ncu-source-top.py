@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarizes `ncu --page source --csv --print-source sass`: the warp stall
 samples per SASS instruction -- the top 40, and the share of the samples
-before the first and after the last tensor-core instruction (HGMMA)."""
+before the first and after the last tensor-core instruction (HGMMA, QGMMA, ...)."""
 import csv
 import sys
 
@@ -20,11 +20,11 @@ def num(s):
 total = sum(num(r[samp]) for r in body) or 1.0
 print(f"columns: {cols}")
 print(f"instructions {len(body)}, samples {total:.0f}")
-mma = [i for i, r in enumerate(body) if "HGMMA" in r[src]]
+mma = [i for i, r in enumerate(body) if "GMMA" in r[src]]
 if mma:
     before = sum(num(r[samp]) for r in body[:mma[0]])
     after = sum(num(r[samp]) for r in body[mma[-1] + 1:])
-    print(f"before first HGMMA {before / total:.1%}, after last HGMMA {after / total:.1%}")
+    print(f"before first GMMA {before / total:.1%}, after last GMMA {after / total:.1%}")
 stall_cols = [i for i, c in enumerate(cols) if c.startswith("stall_") or "Stall" in c]
 top = sorted(range(len(body)), key=lambda i: -num(body[i][samp]))[:40]
 for i in sorted(top):
