@@ -264,8 +264,31 @@ bool persistentPays(KernelOp k, PipelinedOp p,
       staging = std::max<int64_t>(
           staging, from.getNumElements() * elementBytes(g.getElementType()));
   }
+  // A loop that waits for its MMAs within each iteration (a gemm whose
+  // accumulator a later op of the body reads: a block-scaled step) pays
+  // for each tile's pipeline fill and epilogue with idle tensor cores that
+  // the next tile's copies can fill (H200: the zoo's block-scaled fp8 GEMM
+  // 2.8% faster at 4096 and 8192; GEMMs whose MMAs run on across
+  // iterations lose 6-8% on persistent blocks and stay one block a tile).
+  bool waitsEachIteration = false;
+  Block *body = &p.getBodyBlock();
+  for (Operation &op : body->without_terminator()) {
+    auto g = dyn_cast<GemmOp>(op);
+    auto name = g ? g->getAttrOfType<StringAttr>("atom") : StringAttr();
+    const target::MmaAtom *atom =
+        name ? tgt.findMmaAtom(name.getValue()) : nullptr;
+    if (!atom || !atom->async)
+      continue;
+    for (Operation *n = g->getNextNode(); n && !waitsEachIteration;
+         n = n->getNextNode())
+      n->walk([&](Operation *inner) {
+        waitsEachIteration |=
+            llvm::is_contained(inner->getOperands(), g.getC());
+      });
+  }
   constexpr int64_t kBarrierBytes = 1024;
-  return early > 0 && tgt.sharedMemoryPerBlockOptin > 0 &&
+  return (early > 0 || waitsEachIteration) &&
+         tgt.sharedMemoryPerBlockOptin > 0 &&
          shared + kBarrierBytes + int64_t(llvm::alignTo(staging, 1024)) +
                  early + scratch <=
              tgt.sharedMemoryPerBlockOptin;

@@ -13,6 +13,9 @@
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_PERSISTENT=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-DEFAULT
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-PERSISTENT
+// RUN: env TESSERA_CLUSTERS=0 TESSERA_PERSISTENT=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_80 --tessera-swizzle-shared=target=sm_80 --tessera-pipeline-loops=target=sm_80 %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-OFF
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=1 TESSERA_PERSISTENT=1 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=SM90-FLASH-ATTENTION-FWD
 // RUN: %tessera-opt --tessera-infer-layouts=target=gfx942 --tessera-swizzle-shared=target=gfx942 --tessera-pipeline-loops=target=gfx942 %examples/flash_attention_fwd.mlir | FileCheck %s --check-prefix=GFX942-FLASH-ATTENTION-FWD
@@ -70,6 +73,13 @@
 // SM90-Q128-PERSISTENT-NOT: tile.mma_async
 // SM90-Q128-PERSISTENT: tile.num_stages = 2
 // SM90-GEMM-NOT-PERSISTENT-NOT: tile.persistent
+// The zoo's block-scaled fp8 GEMM has no such tile, but its loop waits for
+// its wgmma every iteration (the scaled add reads the step's product): its
+// block is alone on its SM too, and persistent blocks fill the tensor cores'
+// idle time at each tile's start and end (sm_80 has no persistent blocks).
+// SM90-BLOCKSCALE-PERSISTENT: tile.kernel {{.*}}tile.persistent
+// SM90-BLOCKSCALE-PERSISTENT: tile.gemm
+// SM90-BLOCKSCALE-PERSISTENT: tile.num_stages = 4
 // SM90-Q128-DEFAULT: tile.alloc {{.*}} : <3x128x128xf16, shared>
 // SM90-Q128-DEFAULT: tile.gemm {{.*}} transpose_b clear {{{.*}}tile.mma_async
 // SM90-Q128-DEFAULT: tile.num_stages = 3
