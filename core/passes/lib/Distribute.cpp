@@ -2492,19 +2492,19 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       // each as soon as the registers it replaces die (a register-neutral
       // software pipeline of the shared reads): the multiply-adds of a
       // group never wait for its loads. A key is one operand value set: a
-      // K-inner operand's row (its `width` consecutive K elements from
-      // part * width, one vector, dead after the last of those K steps), or
-      // another operand's element (coordinate, K step `part`), dead after
+      // K-inner operand's row (the group's `unroll` K elements, one vector,
+      // dead after the group's last K step; its `step` is 0), or
+      // another operand's element (coordinate, K `step`), dead after
       // that step; a unit is what one load reads: a key, or a run of the
       // other operand's consecutive coordinates in one chunk of its swizzle
       // (one vector). The last K step walks the K-inner operand's rows
       // (B's columns where B is the K-inner one) one at a time, so they
       // die, and are reloaded, one after another.
       int major = aRow ? 0 : 1;
-      int64_t width[2] = {aRow ? unroll : 1, bRow ? unroll : 1};
+      bool inner[2] = {aRow != nullptr, bRow != nullptr};
       struct Key {
         int op;
-        int64_t coord, part;
+        int64_t coord, step;
         int64_t reg;      // a register that reads it (for its coordinate)
         unsigned slot, n; // its values in `vals`
         int64_t lastUse;  // the multiply-add after which it is dead
@@ -2514,11 +2514,12 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       std::map<std::tuple<int, int64_t, int64_t>, unsigned> keyIndex;
       auto keyOf = [&](int op, int64_t reg, int64_t i) -> unsigned {
         Coords rc = regCoords(C.layout, reg);
-        auto t = std::make_tuple(op, rc[op], i / width[op]);
+        int64_t step = inner[op] ? 0 : i;
+        auto t = std::make_tuple(op, rc[op], step);
         auto [it, added] = keyIndex.try_emplace(t, keys.size());
         if (added)
-          keys.push_back(
-              {op, rc[op], i / width[op], reg, 0, unsigned(width[op]), 0, -1});
+          keys.push_back({op, rc[op], step, reg, 0,
+                          unsigned(inner[op] ? unroll : 1), 0, -1});
         return it->second;
       };
       // The order of a group's multiply-adds: K step by K step, the last
@@ -2581,10 +2582,9 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
         if (k.unit >= 0)
           continue;
         Unit u;
-        bool inner = (k.op == 0 ? aRow : bRow) != nullptr;
-        if (!inner && run[k.op] > 1 && k.coord % run[k.op] == 0) {
+        if (!inner[k.op] && run[k.op] > 1 && k.coord % run[k.op] == 0) {
           for (int64_t j = 0; j < run[k.op]; ++j) {
-            auto it = keyIndex.find(std::make_tuple(k.op, k.coord + j, k.part));
+            auto it = keyIndex.find(std::make_tuple(k.op, k.coord + j, k.step));
             if (it == keyIndex.end() || keys[it->second].unit >= 0) {
               u.keys.clear();
               break;
@@ -2615,13 +2615,13 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
       auto loadUnit = [&](const Unit &u, Value k0, SmallVector<Value> &vals) {
         const Key &k = keys[u.keys.front()];
         SmallVector<Value> co = coordsOf(C.layout, k.reg);
-        const SharedTile *inner = k.op == 0 ? aRow : bRow;
+        const SharedTile *row = k.op == 0 ? aRow : bRow;
         SmallVector<Value> got;
-        Value kv = k.part ? add(k0, c(k.part * width[k.op])) : k0;
-        if (inner) {
+        Value kv = k.step ? add(k0, c(k.step)) : k0;
+        if (row) {
           // A K-inner row: the group's K elements, one aligned vector (the
           // unroll divides the swizzle's chunk).
-          vectorLoad(*inner, sharedOffset(*inner, ValueRange{co[k.op], kv}),
+          vectorLoad(*row, sharedOffset(*row, ValueRange{co[k.op], kv}),
                      int64_t(k.n), got);
         } else if (u.keys.size() > 1) {
           const SharedTile &st =
@@ -2646,8 +2646,8 @@ LogicalResult Distributor::lowerGemm(GemmOp g) {
         for (auto [idx, o] : llvm::enumerate(order)) {
           auto [ka, kb] = uses[idx];
           const Key &A = keys[ka], &B = keys[kb];
-          Value av = cur[A.slot + o.first % width[0]];
-          Value bv = cur[B.slot + o.first % width[1]];
+          Value av = cur[A.slot + (inner[0] ? o.first : 0)];
+          Value bv = cur[B.slot + (inner[1] ? o.first : 0)];
           acc[o.second] = multiplyAdd(acc[o.second], av, bv);
           if (!nextK0)
             continue;

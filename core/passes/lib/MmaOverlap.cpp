@@ -75,8 +75,6 @@ bool mmaOverlapExplain() {
   return v && std::string(v) == "explain";
 }
 
-namespace {
-
 bool asyncAtom(GemmOp g, const target::TargetDescription &tgt) {
   auto name = g->getAttrOfType<StringAttr>("atom");
   const target::MmaAtom *atom =
@@ -84,7 +82,6 @@ bool asyncAtom(GemmOp g, const target::TargetDescription &tgt) {
   return atom && atom->async;
 }
 
-/// Whether `op` (or an op nested in it) uses one of `tiles`.
 bool touches(Operation *op, const llvm::SmallPtrSetImpl<Value> &tiles) {
   bool found = false;
   op->walk([&](Operation *inner) {
@@ -94,7 +91,7 @@ bool touches(Operation *op, const llvm::SmallPtrSetImpl<Value> &tiles) {
   return found;
 }
 
-} // namespace
+namespace {} // namespace
 
 std::optional<MmaOverlapPlan>
 planMmaOverlap(PipelinedOp loop, ArrayRef<Operation *> pipelinedCopies,

@@ -16,6 +16,13 @@ namespace tessera::passes {
 /// (MmaOverlap.cpp).
 inline constexpr llvm::StringLiteral kMmaAsyncAttr = "tile.mma_async";
 
+/// Whether `g` runs on an asynchronous matrix atom of `tgt` (`async = true`:
+/// wgmma).
+bool asyncAtom(tile::GemmOp g, const target::TargetDescription &tgt);
+/// Whether `op` (or an op nested in it) uses one of `tiles`.
+bool touches(mlir::Operation *op,
+             const llvm::SmallPtrSetImpl<mlir::Value> &tiles);
+
 /// TESSERA_MMA_OVERLAP: 0 off, 1 wherever the rewrite applies, unset (or
 /// anything else) where the block is alone on its multiprocessor
 /// (MmaOverlap.cpp says why); `explain` is the default with a remark on

@@ -271,20 +271,14 @@ bool persistentPays(KernelOp k, PipelinedOp p,
   // 2.6% faster at 8192, 4.1% at 4096; GEMMs whose MMAs run on across
   // iterations lose 6-8% on persistent blocks and stay one block a tile).
   bool waitsEachIteration = false;
-  Block *body = &p.getBodyBlock();
-  for (Operation &op : body->without_terminator()) {
+  for (Operation &op : p.getBodyBlock().without_terminator()) {
     auto g = dyn_cast<GemmOp>(op);
-    auto name = g ? g->getAttrOfType<StringAttr>("atom") : StringAttr();
-    const target::MmaAtom *atom =
-        name ? tgt.findMmaAtom(name.getValue()) : nullptr;
-    if (!atom || !atom->async)
+    if (!g || !asyncAtom(g, tgt))
       continue;
+    llvm::SmallPtrSet<Value, 1> acc{g.getC()};
     for (Operation *n = g->getNextNode(); n && !waitsEachIteration;
          n = n->getNextNode())
-      n->walk([&](Operation *inner) {
-        waitsEachIteration |=
-            llvm::is_contained(inner->getOperands(), g.getC());
-      });
+      waitsEachIteration = touches(n, acc);
   }
   constexpr int64_t kBarrierBytes = 1024;
   return (early > 0 || waitsEachIteration) &&

@@ -104,15 +104,26 @@ TEST(CompileKey, CompilerSwitchesAreInTheKey) {
     ASSERT_EQ(std::getenv(name), nullptr)
         << name << " set in the test's environment";
   std::string base = compileCacheKey("src", 3, host, none);
-  for (const char *name :
-       {"TESSERA_PTX_FAST", "TESSERA_WIDEN", "TESSERA_MASK_VERSION",
-        "TESSERA_FMA_LAYOUT", "TESSERA_MMA_ZERO_START", "TESSERA_PERSISTENT",
-        "TESSERA_CUDA_WARP_SPECIALIZATION", "TESSERA_TMA_STORE",
-        "TESSERA_STMATRIX", "TESSERA_LONGEST_FIRST", "TESSERA_SPLIT_THREADS",
-        "TESSERA_COMPACT_TWINS", "TESSERA_DEFER_STORE_WAIT",
-        "TESSERA_WAIT_FENCE", "TESSERA_DEEPEN_KEYS", "TESSERA_EARLY_COPIES",
-        "TESSERA_PREFETCH_UNROLL", "TESSERA_ZIGZAG", "TESSERA_L2_KEEP",
-        "TESSERA_FMA_PREFETCH"}) {
+  for (const char *name : {"TESSERA_PTX_FAST",
+                           "TESSERA_WIDEN",
+                           "TESSERA_MASK_VERSION",
+                           "TESSERA_FMA_LAYOUT",
+                           "TESSERA_MMA_ZERO_START",
+                           "TESSERA_PERSISTENT",
+                           "TESSERA_CUDA_WARP_SPECIALIZATION",
+                           "TESSERA_TMA_STORE",
+                           "TESSERA_STMATRIX",
+                           "TESSERA_LONGEST_FIRST",
+                           "TESSERA_SPLIT_THREADS",
+                           "TESSERA_COMPACT_TWINS",
+                           "TESSERA_DEFER_STORE_WAIT",
+                           "TESSERA_WAIT_FENCE",
+                           "TESSERA_DEEPEN_KEYS",
+                           "TESSERA_EARLY_COPIES",
+                           "TESSERA_PREFETCH_UNROLL",
+                           "TESSERA_ZIGZAG",
+                           "TESSERA_L2_KEEP",
+                           "TESSERA_FMA_PREFETCH"}) {
     SCOPED_TRACE(name);
     setenv(name, "0", 1);
     std::string off = compileCacheKey("src", 3, host, none);
