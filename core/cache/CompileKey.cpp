@@ -312,6 +312,7 @@ const std::vector<const char *> &tessera::compilerSwitches() {
       "TESSERA_SPIRV_WARPS2D",
       "TESSERA_SPLIT_THREADS",
       "TESSERA_STAGED_PIECE",
+      "TESSERA_STAGE_FRAGMENTS",
       "TESSERA_STMATRIX",
       "TESSERA_TARGET_PATH",
       "TESSERA_TMA_STORE",

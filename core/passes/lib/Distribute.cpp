@@ -44,6 +44,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <string>
 
 using namespace mlir;
@@ -381,10 +382,10 @@ private:
   void reorderUsedBy(Operation *op);
   void canonicalOpaqueOrder(Operation *scope);
   std::optional<BulkCopy> bulkCopyOf(AsyncCopyOp ac);
-  /// A bulk copy of global tensor `src` (`offsets` indices) into the whole
-  /// shared tile of `alloc` (or of a stage of it: `rt`), if the backend can.
+  /// A bulk copy of global tensor `src` at `offsets` into the whole shared
+  /// tile of `alloc` (or of a stage of it: `rt`), if the backend can.
   std::optional<BulkCopy> bulkCopyInto(AllocOp alloc, TileType rt, Value src,
-                                       size_t offsets);
+                                       ValueRange offsets);
   int64_t planBulkPipelines(KernelOp kernel, int64_t base);
   const BulkPipeline *bulkPipelineOf(Operation *op) {
     auto id = op->getAttrOfType<IntegerAttr>("tile.pipeline");
@@ -4576,8 +4577,7 @@ SmallVector<CopyOp> Distributor::earlyBulkCopies(
     auto alloc = cp.getDst().getDefiningOp<AllocOp>();
     if (!alloc || !alloc.getType().isShared() || cp.getTranspose() ||
         !cp.getDstOffsets().empty() ||
-        !bulkCopyInto(alloc, alloc.getType(), cp.getSrc(),
-                      cp.getSrcOffsets().size()))
+        !bulkCopyInto(alloc, alloc.getType(), cp.getSrc(), cp.getSrcOffsets()))
       break;
     bool onlyRead = true, readInLoop = false;
     for (Operation *u : alloc->getUsers()) {
@@ -4611,7 +4611,7 @@ LogicalResult Distributor::lowerEarlyBulkCopy(CopyOp cp) {
   auto it = shared.find(cp.getDst());
   std::optional<BulkCopy> bc =
       alloc ? bulkCopyInto(alloc, alloc.getType(), cp.getSrc(),
-                           cp.getSrcOffsets().size())
+                           cp.getSrcOffsets())
             : std::nullopt;
   if (!p || p->prologue < 0 || !bc || it == shared.end())
     return cp.emitOpError("internal: an early bulk copy changed its mind");
@@ -4850,23 +4850,41 @@ std::optional<BulkCopy> Distributor::bulkCopyOf(AsyncCopyOp ac) {
   if (!sv)
     return std::nullopt;
   return bulkCopyInto(alloc, cast<TileType>(sv.getResult().getType()),
-                      ac.getSrc(), ac.getSrcOffsets().size());
+                      ac.getSrc(), ac.getSrcOffsets());
 }
 
 std::optional<BulkCopy> Distributor::bulkCopyInto(AllocOp alloc, TileType rt,
-                                                  Value src, size_t offsets) {
+                                                  Value src,
+                                                  ValueRange offsets) {
   auto gt = dyn_cast<GlobalTensorType>(src.getType());
-  if (!alloc || !gt || sharedRowPad(alloc) > 0)
+  if (!alloc || !gt)
+    return std::nullopt;
+  // Padded rows: the box covers the pad too (the columns after the tile's,
+  // or zeros past the tensor's edge), so that a narrow tile's box rows are
+  // as long as a bulk copy's shortest (a staged fragment copy's
+  // `tile.row_pad`, tessera-pipeline-loops; other pads keep their copies
+  // element-wise).
+  int64_t pad = sharedRowPad(alloc);
+  if (pad > 0 &&
+      (alloc->hasAttr("swizzle") || !alloc->hasAttr("tile.staged_fragment")))
     return std::nullopt;
   Type elem = rt.getElementType();
   if (rt.getRank() != 2 || gt.getRank() < 2 || gt.getElementType() != elem ||
-      offsets != size_t(gt.getRank()) || !elem.isIntOrFloat() ||
+      offsets.size() != size_t(gt.getRank()) || !elem.isIntOrFloat() ||
       elem.getIntOrFloatBitWidth() % 8)
+    return std::nullopt;
+  // A box's rows start on 16-byte boundaries of the tensor's rows (the
+  // copy engine faults on others: measured on the H200, an f32 box at
+  // column 1): the innermost offset must be a multiple of 16 bytes, as the
+  // program's arithmetic shows (the tensor's base and row pitch are checked
+  // at launch).
+  int64_t eb = elem.getIntOrFloatBitWidth() / 8;
+  if (!provablyMultipleOf(offsets.back(), 16 / std::gcd<int64_t>(16, eb)))
     return std::nullopt;
   BulkCopy bc;
   bc.tensorRank = gt.getRank();
   bc.rows = rt.getShape()[0];
-  bc.cols = rt.getShape()[1];
+  bc.cols = rt.getShape()[1] + pad;
   bc.elemBytes = elem.getIntOrFloatBitWidth() / 8;
   if (auto sw = alloc->getAttrOfType<SwizzleAttr>("swizzle")) {
     bc.blockCols = sw.getBlockCols() > 0 && sw.getBlockCols() < bc.cols

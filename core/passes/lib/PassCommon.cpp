@@ -4,6 +4,8 @@
 
 #include "tessera/layout/NamedLayouts.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,6 +14,7 @@
 #include "llvm/Support/Program.h"
 
 #include <cstdlib>
+#include <numeric>
 
 using namespace mlir;
 
@@ -139,6 +142,66 @@ int64_t sharedRowPad(Operation *alloc) {
       alloc ? alloc->getAttrOfType<IntegerAttr>("tile.row_pad") : IntegerAttr();
   return a ? a.getInt() : 0;
 }
+
+static bool multipleOf(Value v, int64_t n, unsigned depth) {
+  if (n <= 1)
+    return true;
+  if (depth > 24)
+    return false;
+  llvm::APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue() % n == 0;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto loop = dyn_cast<scf::ForOp>(owner))
+      return arg == loop.getInductionVar() &&
+             multipleOf(loop.getLowerBound(), n, depth + 1) &&
+             multipleOf(loop.getStep(), n, depth + 1);
+    if (auto loop = dyn_cast<tile::PipelinedOp>(owner))
+      return arg == loop.getInductionVar() &&
+             multipleOf(loop.getLowerBound(), n, depth + 1) &&
+             multipleOf(loop.getStep(), n, depth + 1);
+    return false;
+  }
+  Operation *d = v.getDefiningOp();
+  if (!d)
+    return false;
+  if (isa<arith::AddIOp, arith::SubIOp>(d))
+    return multipleOf(d->getOperand(0), n, depth + 1) &&
+           multipleOf(d->getOperand(1), n, depth + 1);
+  if (auto s = dyn_cast<arith::SelectOp>(d))
+    return multipleOf(s.getTrueValue(), n, depth + 1) &&
+           multipleOf(s.getFalseValue(), n, depth + 1);
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
+          arith::ExtSIOp>(d))
+    return multipleOf(d->getOperand(0), n, depth + 1);
+  if (isa<arith::MulIOp>(d)) {
+    // A constant factor covers its share of n; the other factor the rest.
+    for (int i = 0; i < 2; ++i) {
+      llvm::APInt f;
+      if (matchPattern(d->getOperand(i), m_ConstantInt(&f)) &&
+          f.getSExtValue() != 0) {
+        int64_t g = std::gcd<int64_t>(std::abs(f.getSExtValue()), n);
+        return multipleOf(d->getOperand(1 - i), n / g, depth + 1);
+      }
+    }
+    return multipleOf(d->getOperand(0), n, depth + 1) ||
+           multipleOf(d->getOperand(1), n, depth + 1);
+  }
+  if (isa<arith::ShLIOp>(d)) {
+    llvm::APInt sh;
+    if (matchPattern(d->getOperand(1), m_ConstantInt(&sh)) &&
+        sh.getZExtValue() < 62) {
+      int64_t f = int64_t(1) << sh.getZExtValue();
+      return multipleOf(d->getOperand(0), n / std::gcd<int64_t>(f, n),
+                        depth + 1);
+    }
+    return false;
+  }
+  return false;
+}
+
+bool provablyMultipleOf(Value v, int64_t n) { return multipleOf(v, n, 0); }
 
 int64_t sharedTileBytes(tile::TileType t, int64_t rowPad) {
   int64_t n = t.getNumElements();

@@ -31,6 +31,11 @@ int elementBytes(mlir::Type t);
 int64_t sharedRowPad(mlir::Operation *alloc);
 /// Bytes a shared tile takes, rows padded by `rowPad` elements.
 int64_t sharedTileBytes(tile::TileType t, int64_t rowPad);
+/// Whether the integer or index value `v` is a multiple of `n` on every run,
+/// as far as its defining arithmetic shows (constants, products with such a
+/// factor, sums, differences and selects of such values, induction
+/// variables of loops whose bounds and step are); false where unsure.
+bool provablyMultipleOf(mlir::Value v, int64_t n);
 /// "f16", "bf16", "f32", "f8e4m3", "i8", ... as in TargetDescription.
 std::string dataTypeName(mlir::Type t);
 

@@ -49,6 +49,7 @@
 #include "mlir/Pass/Pass.h"
 
 #include <cstdlib>
+#include <numeric>
 #include <string>
 
 using namespace mlir;
@@ -212,6 +213,133 @@ void prefetchFragmentCopies(scf::ForOp forOp) {
   const char *u = std::getenv("TESSERA_PREFETCH_UNROLL");
   if (!cands.empty() && !(u && std::string(u) == "1"))
     forOp->setAttr(kUnrollAttr, OpBuilder(forOp).getI64IntegerAttr(2));
+}
+
+/// Fragment copies through the stages (TESSERA_STAGE_FRAGMENTS=0: off): on
+/// a target whose pipelines run on bulk copies (`async_copy = "tma"`), a
+/// small copy of a global tensor into a rank-2 fragment at the top level of
+/// a pipelined loop that also pipelines shared tiles (a block-scaled GEMM's
+/// per-step row scales: at most 8 words a thread, the tensor's own element
+/// type) goes through a shared tile of its shape that the loop pipelines
+/// like the others: the copy fills the shared tile iterations ahead (a bulk
+/// copy where the tensor allows, completing on the stage's barrier), and a
+/// copy from the shared tile into the fragment reads it where the program
+/// read the tensor. The consumers then wait for no load from global memory
+/// inside the loop. Rows shorter than 16 bytes (one scale per row) are
+/// padded to 16 (`tile.row_pad`): a bulk copy's shortest box row, whose
+/// extra columns land in the pad. Returns whether any copy was staged.
+bool stageFragmentsEnabled() {
+  const char *e = std::getenv("TESSERA_STAGE_FRAGMENTS");
+  return !(e && std::string(e) == "0");
+}
+
+constexpr llvm::StringLiteral kStagedFragmentAttr = "tile.staged_fragment";
+
+bool stageFragmentCopies(PipelinedOp p, const target::TargetDescription &tgt) {
+  if (tgt.asyncCopy != target::AsyncCopyKind::Tma || !stageFragmentsEnabled() ||
+      p.getNumStages() < 2)
+    return false;
+  Block *body = &p.getBodyBlock();
+  // Only where the loop pipelines shared tiles anyway.
+  if (loopCopies(p, body, [](CopyOp c, TileType dt) {
+        return dt.isShared() && dt.getRank() <= 2 && !c.getTranspose();
+      }).empty())
+    return false;
+  auto kernel = p->getParentOfType<KernelOp>();
+  int64_t threads = kernel ? kernel.getThreads() : 1;
+  SmallVector<Candidate> cands =
+      loopCopies(p, body, [&](CopyOp c, TileType dt) {
+        auto gt = cast<GlobalTensorType>(c.getSrc().getType());
+        Type elem = dt.getElementType();
+        // The loop must not write the tensor it reads ahead of time.
+        bool onlyRead = llvm::all_of(c.getSrc().getUses(), [&](OpOperand &u) {
+          auto cc = dyn_cast<CopyOp>(u.getOwner());
+          return !p->isAncestor(u.getOwner()) ||
+                 (cc && cc.getSrc() == c.getSrc());
+        });
+        if (!onlyRead || !dt.isFragment() || !c.getDstOffsets().empty() ||
+            c.getTranspose() || dt.getRank() > 2 || gt.getRank() < 2 ||
+            gt.getElementType() != elem || !elem.isIntOrFloat() ||
+            elementBytes(elem) > 16 || tileBytes(dt) > 8 * 4 * threads)
+          return false;
+        // Rows of whole 16-byte pieces (a bulk copy's box), or shorter rows
+        // padded up to one.
+        int64_t rowBytes = dt.getShape().back() * elementBytes(elem);
+        return rowBytes % 16 == 0 || (rowBytes < 16 && 16 % rowBytes == 0);
+      });
+  for (Candidate &c : cands) {
+    TileType ft = c.alloc.getType();
+    Location loc = c.copy.getLoc();
+    int64_t eb = elementBytes(ft.getElementType());
+    // A rank-1 fragment (the tensor's last dim) is staged as one row.
+    bool rank1 = ft.getRank() == 1;
+    int64_t rows = rank1 ? 1 : ft.getShape()[0], cols = ft.getShape().back();
+    // A box's rows start on 16-byte boundaries of the tensor's rows (the
+    // copy engine faults on others). Where the program's arithmetic does
+    // not show that of the copy's column, the box starts at the boundary
+    // below it, W = 16 bytes of elements wide, and spans the tile's
+    // columns from there: the fragment reads its columns at the remainder.
+    int64_t W = 16 / std::gcd<int64_t>(16, eb);
+    Value col = c.copy.getSrcOffsets().back();
+    bool aligned = provablyMultipleOf(col, W);
+    int64_t width = aligned ? cols : llvm::alignTo(cols + W - 1, W);
+    OpBuilder ab(c.alloc);
+    ab.setInsertionPointAfter(c.alloc);
+    auto staged = AllocOp::create(
+        ab, c.alloc.getLoc(),
+        TileType::get(ft.getContext(), {rows, width}, ft.getElementType(),
+                      MemorySpace::Shared, LayoutAttr()));
+    staged->setAttr(kStagedFragmentAttr, ab.getUnitAttr());
+    // A box lands at a 128-byte aligned address: rows padded to whole
+    // 16-byte pieces, and so many that a stage is a multiple of 128 bytes
+    // (one row: 128 bytes; the pad's columns come from the tensor or are
+    // zeros past its edge).
+    int64_t pieces = llvm::alignTo(llvm::divideCeil(width * eb, 16),
+                                   8 / std::gcd<int64_t>(rows, 8));
+    if (pieces * 16 > width * eb)
+      staged->setAttr("tile.row_pad",
+                      ab.getI64IntegerAttr((pieces * 16 - width * eb) / eb));
+    OpBuilder cb(c.copy);
+    if (aligned && !rank1) {
+      cb.setInsertionPointAfter(c.copy);
+      CopyOp::create(cb, loc, staged, ValueRange{}, c.copy.getDst(),
+                     ValueRange{}, /*transpose=*/false);
+      c.copy.getDstMutable().assign(staged);
+      continue;
+    }
+    Value rem;
+    if (!aligned) {
+      Value w = arith::ConstantIndexOp::create(cb, loc, W);
+      rem = arith::RemUIOp::create(cb, loc, col, w);
+      Value base = arith::MulIOp::create(
+          cb, loc, arith::DivUIOp::create(cb, loc, col, w), w);
+      c.copy.getSrcOffsetsMutable()
+          .slice(c.copy.getSrcOffsets().size() - 1, 1)
+          .assign(base);
+    }
+    c.copy.getDstMutable().assign(staged);
+    // fragment[i, j] = staged[i, j + rem] (rank 1: fragment[j] =
+    // staged[0, j + rem]).
+    cb.setInsertionPointAfter(c.copy);
+    SmallVector<int64_t> shape(ft.getShape());
+    auto par = ParallelOp::create(cb, loc, cb.getDenseI64ArrayAttr(shape));
+    Block *blk = new Block();
+    par.getBody().push_back(blk);
+    SmallVector<Value> ivs;
+    for (size_t d = 0; d < shape.size(); ++d)
+      ivs.push_back(blk->addArgument(cb.getIndexType(), loc));
+    OpBuilder pb = OpBuilder::atBlockBegin(blk);
+    Value j = ivs.back();
+    if (rem)
+      j = arith::AddIOp::create(pb, loc, j, rem);
+    Value i = rank1 ? arith::ConstantIndexOp::create(pb, loc, 0).getResult()
+                    : ivs.front();
+    Value v =
+        LoadOp::create(pb, loc, ft.getElementType(), staged, ValueRange{i, j});
+    StoreOp::create(pb, loc, v, c.alloc.getResult(), ivs);
+    YieldOp::create(pb, loc);
+  }
+  return !cands.empty();
 }
 
 /// Persistent blocks (tile.persistent): a block that walks several tiles
@@ -532,6 +660,7 @@ struct PipelinePass : TargetPass<PipelinePass> {
       bool mayPair = false;
       if (failed(clusterRequest(k, t, mayPair)))
         return signalPassFailure();
+      k.walk([&](PipelinedOp p) { stageFragmentCopies(p, t); });
       int64_t shared = 0;
       k.walk([&](AllocOp a) {
         if (a.getType().isShared())

@@ -14,6 +14,9 @@
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/gemm.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-PERSISTENT
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-STAGED
+// RUN: env TESSERA_CLUSTERS=0 TESSERA_STAGE_FRAGMENTS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-UNSTAGED
+// RUN: %tessera-opt --tessera-infer-layouts=target=sm_80 --tessera-swizzle-shared=target=sm_80 --tessera-pipeline-loops=target=sm_80 %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-UNSTAGED
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_PERSISTENT=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_80 --tessera-swizzle-shared=target=sm_80 --tessera-pipeline-loops=target=sm_80 %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-OFF
@@ -80,6 +83,25 @@
 // SM90-BLOCKSCALE-PERSISTENT: tile.kernel {{.*}}tile.persistent
 // SM90-BLOCKSCALE-PERSISTENT: tile.gemm
 // SM90-BLOCKSCALE-PERSISTENT: tile.num_stages = 4
+// Its per-step scales (a_scale[row : row + 128, kt], one f32 a row, and
+// b_scale[bx, kt]: fragment copies) go through the pipeline's stages on
+// sm_90a: shared tiles 16 bytes wide that TMA copies fill from the 16-byte
+// boundary below column kt (kt / 4 * 4; the one-row tile padded to 128
+// bytes a stage), and parallel regions reading column kt % 4 into the
+// fragments. With TESSERA_STAGE_FRAGMENTS=0, and on sm_80 (no TMA), the
+// program's copies stay.
+// SM90-BLOCKSCALE-STAGED: tile.alloc {tile.staged_fragment} : <4x128x4xf32, shared>
+// SM90-BLOCKSCALE-STAGED: tile.alloc {tile.row_pad = 28 : i64, tile.staged_fragment} : <4x1x4xf32, shared>
+// SM90-BLOCKSCALE-STAGED: [[DIV:%[0-9]+]] = arith.divui {{%[0-9a-z_]+}}, %c4{{[_0-9]*}}
+// SM90-BLOCKSCALE-STAGED-NEXT: [[BASE:%[0-9]+]] = arith.muli [[DIV]], %c4{{[_0-9]*}}
+// SM90-BLOCKSCALE-STAGED: tile.async_copy %arg2[{{%[0-9]+}}, [[BASE]]], {{%[0-9]+}} {tile.pipeline = 0 : i64{{.*}}} : <[M, KB], f32>, <128x4xf32, shared>
+// SM90-BLOCKSCALE-STAGED: [[REM:%[0-9]+]] = arith.remui %arg7, %c4{{[_0-9]*}}
+// SM90-BLOCKSCALE-STAGED: tile.parallel (%arg8, %arg9) in [128, 1] {
+// SM90-BLOCKSCALE-STAGED-NEXT: [[COL:%[0-9]+]] = arith.addi %arg9, [[REM]]
+// SM90-BLOCKSCALE-STAGED-NEXT: tile.load {{%[0-9]+}}[%arg8, [[COL]]] : <128x4xf32, shared>
+// SM90-BLOCKSCALE-UNSTAGED-NOT: tile.staged_fragment
+// SM90-BLOCKSCALE-UNSTAGED: tile.copy %arg2
+// SM90-BLOCKSCALE-UNSTAGED-NOT: tile.staged_fragment
 // SM90-Q128-DEFAULT: tile.alloc {{.*}} : <3x128x128xf16, shared>
 // SM90-Q128-DEFAULT: tile.gemm {{.*}} transpose_b clear {{{.*}}tile.mma_async
 // SM90-Q128-DEFAULT: tile.num_stages = 3

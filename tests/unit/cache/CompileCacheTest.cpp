@@ -123,7 +123,8 @@ TEST(CompileKey, CompilerSwitchesAreInTheKey) {
                            "TESSERA_PREFETCH_UNROLL",
                            "TESSERA_ZIGZAG",
                            "TESSERA_L2_KEEP",
-                           "TESSERA_FMA_PREFETCH"}) {
+                           "TESSERA_FMA_PREFETCH",
+                           "TESSERA_STAGE_FRAGMENTS"}) {
     SCOPED_TRACE(name);
     setenv(name, "0", 1);
     std::string off = compileCacheKey("src", 3, host, none);
