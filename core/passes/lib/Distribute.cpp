@@ -5010,9 +5010,17 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
   kernel.walk([&](CopyOp cp) {
     auto st = dyn_cast<TileType>(cp.getSrc().getType());
     auto gt = dyn_cast<GlobalTensorType>(cp.getDst().getType());
+    // (A box starts on a 16-byte boundary of the tensor's rows, as a bulk
+    // copy's does: bulkCopyInto.)
     if (st && gt && st.isFragment() && st.getLayout() && st.getRank() == 2 &&
         !cp.getTranspose() && gt.getRank() >= 2 &&
-        cp.getDstOffsets().size() == size_t(gt.getRank()))
+        cp.getDstOffsets().size() == size_t(gt.getRank()) &&
+        gt.getElementType().isIntOrFloat() &&
+        provablyMultipleOf(
+            cp.getDstOffsets().back(),
+            16 / std::gcd<int64_t>(
+                     16,
+                     std::max<int64_t>(1, elementBytes(gt.getElementType())))))
       copies.push_back(cp);
   });
   if (copies.empty() || plannedBytes <= 0)

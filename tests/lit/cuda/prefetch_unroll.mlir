@@ -9,20 +9,22 @@
 // loop is already unrolled (a remainder: .epil.preheader, .unr-lcssa), so
 // the metadata is checked in the --print-ir-after-all dumps and the unroll
 // in the PTX: the block-scaled fp8 GEMM's K step is four wgmma, 12 sites
-// unrolled twice (two bodies and the remainder's), 4 in one body.
+// unrolled twice (two bodies and the remainder's), 4 in one body. (The
+// scales' copies stay in the loop with TESSERA_STAGE_FRAGMENTS=0; by
+// default they go through the pipeline's stages instead.)
 // TESSERA_PREFETCH_UNROLL=1 keeps one body (the prefetch stays), and
 // without the prefetch nothing is marked.
 // REQUIRES: tessera, plugin-cuda
 // RUN: rm -rf %t && mkdir -p %t/on %t/one
-// RUN: env TESSERA_PREFETCH_FRAGMENTS=1 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/on.tsb --dump-dir %t/on --print-ir-after-all 2> %t/on.txt
+// RUN: env TESSERA_PREFETCH_FRAGMENTS=1 TESSERA_STAGE_FRAGMENTS=0 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/on.tsb --dump-dir %t/on --print-ir-after-all 2> %t/on.txt
 // RUN: FileCheck %s --input-file %t/on.txt
 // RUN: grep -c 'wgmma.mma_async' %t/on/kernel.sm_90a.ptx | FileCheck %s --check-prefix=TWELVE
 // RUN: FileCheck %s --check-prefix=LL --input-file %t/on/kernel.sm_90a.ll
-// RUN: env TESSERA_PREFETCH_FRAGMENTS=1 TESSERA_PREFETCH_UNROLL=1 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=ONE
-// RUN: env TESSERA_PREFETCH_FRAGMENTS=1 TESSERA_PREFETCH_UNROLL=1 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/one.tsb --dump-dir %t/one
+// RUN: env TESSERA_PREFETCH_FRAGMENTS=1 TESSERA_STAGE_FRAGMENTS=0 TESSERA_PREFETCH_UNROLL=1 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=ONE
+// RUN: env TESSERA_PREFETCH_FRAGMENTS=1 TESSERA_STAGE_FRAGMENTS=0 TESSERA_PREFETCH_UNROLL=1 %tessera compile %examples/zoo/gemm_fp8_blockscale.mlir --target nvptx64-nvidia-cuda:sm_90a --no-cache -o %t/one.tsb --dump-dir %t/one
 // RUN: grep -c 'wgmma.mma_async' %t/one/kernel.sm_90a.ptx | FileCheck %s --check-prefix=FOUR
 // RUN: FileCheck %s --check-prefix=LLONE --input-file %t/one/kernel.sm_90a.ll
-// RUN: %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=NONE
+// RUN: env TESSERA_STAGE_FRAGMENTS=0 %tessera-opt --tessera-pipeline=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=NONE
 
 // CHECK-LABEL: IR Dump After TesseraPipelineLoops
 // CHECK: tile.copy {{.*}} {tile.prefetch
