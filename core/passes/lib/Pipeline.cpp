@@ -257,8 +257,14 @@ bool stageFragmentCopies(PipelinedOp p, const target::TargetDescription &tgt) {
           return !p->isAncestor(u.getOwner()) ||
                  (cc && cc.getSrc() == c.getSrc());
         });
-        if (!onlyRead || !dt.isFragment() || !c.getDstOffsets().empty() ||
-            c.getTranspose() || dt.getRank() > 2 || gt.getRank() < 2 ||
+        // A fragment nothing reads (its loads die in LLVM) is not worth a
+        // copy that stays.
+        bool read = llvm::any_of(c.getDst().getUsers(), [&](Operation *u) {
+          return u != c.getOperation();
+        });
+        if (!onlyRead || !read || !dt.isFragment() ||
+            !c.getDstOffsets().empty() || c.getTranspose() ||
+            dt.getRank() > 2 || gt.getRank() < 2 ||
             gt.getElementType() != elem || !elem.isIntOrFloat() ||
             elementBytes(elem) > 16 || tileBytes(dt) > 8 * 4 * threads)
           return false;

@@ -17,6 +17,7 @@
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-STAGED
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_STAGE_FRAGMENTS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-UNSTAGED
 // RUN: %tessera-opt --tessera-infer-layouts=target=sm_80 --tessera-swizzle-shared=target=sm_80 --tessera-pipeline-loops=target=sm_80 %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-UNSTAGED
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %S/Inputs/blockscale_unread.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-UNSTAGED
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_PERSISTENT=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_80 --tessera-swizzle-shared=target=sm_80 --tessera-pipeline-loops=target=sm_80 %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-OFF
@@ -88,7 +89,8 @@
 // sm_90a: shared tiles 16 bytes wide that TMA copies fill from the 16-byte
 // boundary below column kt (kt / 4 * 4; the one-row tile padded to 128
 // bytes a stage), and parallel regions reading column kt % 4 into the
-// fragments. With TESSERA_STAGE_FRAGMENTS=0, and on sm_80 (no TMA), the
+// fragments. With TESSERA_STAGE_FRAGMENTS=0, on sm_80 (no TMA), and where
+// nothing reads the fragment (Inputs/blockscale_unread.mlir), the
 // program's copies stay.
 // SM90-BLOCKSCALE-STAGED: tile.alloc {tile.staged_fragment} : <4x128x4xf32, shared>
 // SM90-BLOCKSCALE-STAGED: tile.alloc {tile.row_pad = 28 : i64, tile.staged_fragment} : <4x1x4xf32, shared>
