@@ -217,17 +217,21 @@ void prefetchFragmentCopies(scf::ForOp forOp) {
 
 /// Fragment copies through the stages (TESSERA_STAGE_FRAGMENTS=0: off): on
 /// a target whose pipelines run on bulk copies (`async_copy = "tma"`), a
-/// small copy of a global tensor into a rank-2 fragment at the top level of
-/// a pipelined loop that also pipelines shared tiles (a block-scaled GEMM's
-/// per-step row scales: at most 8 words a thread, the tensor's own element
-/// type) goes through a shared tile of its shape that the loop pipelines
-/// like the others: the copy fills the shared tile iterations ahead (a bulk
-/// copy where the tensor allows, completing on the stage's barrier), and a
-/// copy from the shared tile into the fragment reads it where the program
-/// read the tensor. The consumers then wait for no load from global memory
-/// inside the loop. Rows shorter than 16 bytes (one scale per row) are
-/// padded to 16 (`tile.row_pad`): a bulk copy's shortest box row, whose
-/// extra columns land in the pad. Returns whether any copy was staged.
+/// small copy of a global tensor into a rank-1 or rank-2 fragment at the
+/// top level of a pipelined loop that also pipelines shared tiles (a
+/// block-scaled GEMM's per-step scales: at most 8 words a thread, the
+/// tensor's own element type, a fragment the loop reads) goes through a
+/// shared tile that the loop pipelines like the others: the copy fills the
+/// shared tile iterations ahead (a bulk copy, completing on the stage's
+/// barrier), and a copy or parallel region reads it into the fragment where
+/// the program read the tensor. The consumers then wait for no load from
+/// global memory inside the loop. A box's rows start on 16-byte boundaries
+/// of the tensor's rows: from an offset not provably on one, the shared
+/// tile starts at the boundary below and the fragment reads at the
+/// remainder. A box also lands 128-byte aligned: rows are padded
+/// (`tile.row_pad`) to whole 16-byte pieces, so many that a stage is a
+/// multiple of 128 bytes. docs/passes.md "Fragment copies through the
+/// stages". Returns whether any copy was staged.
 bool stageFragmentsEnabled() {
   const char *e = std::getenv("TESSERA_STAGE_FRAGMENTS");
   return !(e && std::string(e) == "0");
@@ -269,9 +273,15 @@ bool stageFragmentCopies(PipelinedOp p, const target::TargetDescription &tgt) {
             elementBytes(elem) > 16 || tileBytes(dt) > 8 * 4 * threads)
           return false;
         // Rows of whole 16-byte pieces (a bulk copy's box), or shorter rows
-        // padded up to one.
-        int64_t rowBytes = dt.getShape().back() * elementBytes(elem);
-        return rowBytes % 16 == 0 || (rowBytes < 16 && 16 % rowBytes == 0);
+        // padded up to one; a box of at most 256 rows and 256 columns (the
+        // pad's too) of a tensor of rank 2-5: otherwise the copy would take
+        // the whole loop off bulk copies.
+        int64_t eb = elementBytes(elem);
+        int64_t rows = dt.getRank() == 2 ? dt.getShape()[0] : 1;
+        int64_t rowBytes = dt.getShape().back() * eb;
+        return (eb == 1 || eb == 2 || eb == 4 || eb == 8) && rows <= 256 &&
+               gt.getRank() <= 5 && (rowBytes + 16 + 128) / eb <= 256 &&
+               (rowBytes % 16 == 0 || (rowBytes < 16 && 16 % rowBytes == 0));
       });
   for (Candidate &c : cands) {
     TileType ft = c.alloc.getType();
