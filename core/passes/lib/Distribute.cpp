@@ -44,7 +44,6 @@
 
 #include <cstdlib>
 #include <map>
-#include <numeric>
 #include <string>
 
 using namespace mlir;
@@ -4866,20 +4865,17 @@ std::optional<BulkCopy> Distributor::bulkCopyInto(AllocOp alloc, TileType rt,
   // element-wise).
   int64_t pad = sharedRowPad(alloc);
   if (pad > 0 &&
-      (alloc->hasAttr("swizzle") || !alloc->hasAttr("tile.staged_fragment")))
+      (alloc->hasAttr("swizzle") || !alloc->hasAttr(kStagedFragmentAttr)))
     return std::nullopt;
   Type elem = rt.getElementType();
   if (rt.getRank() != 2 || gt.getRank() < 2 || gt.getElementType() != elem ||
       offsets.size() != size_t(gt.getRank()) || !elem.isIntOrFloat() ||
       elem.getIntOrFloatBitWidth() % 8)
     return std::nullopt;
-  // A box's rows start on 16-byte boundaries of the tensor's rows (the
-  // copy engine faults on others: measured on the H200, an f32 box at
-  // column 1): the innermost offset must be a multiple of 16 bytes, as the
-  // program's arithmetic shows (the tensor's base and row pitch are checked
-  // at launch).
-  int64_t eb = elem.getIntOrFloatBitWidth() / 8;
-  if (!provablyMultipleOf(offsets.back(), 16 / std::gcd<int64_t>(16, eb)))
+  // The innermost offset on a 16-byte boundary, as the program's
+  // arithmetic shows (boxAlignElements; the tensor's base and row pitch are
+  // checked at launch).
+  if (!provablyMultipleOf(offsets.back(), boxAlignElements(elementBytes(elem))))
     return std::nullopt;
   BulkCopy bc;
   bc.tensorRank = gt.getRank();
@@ -5015,12 +5011,8 @@ void Distributor::planBulkStores(KernelOp kernel, int64_t plannedBytes) {
     if (st && gt && st.isFragment() && st.getLayout() && st.getRank() == 2 &&
         !cp.getTranspose() && gt.getRank() >= 2 &&
         cp.getDstOffsets().size() == size_t(gt.getRank()) &&
-        gt.getElementType().isIntOrFloat() &&
-        provablyMultipleOf(
-            cp.getDstOffsets().back(),
-            16 / std::gcd<int64_t>(
-                     16,
-                     std::max<int64_t>(1, elementBytes(gt.getElementType())))))
+        provablyMultipleOf(cp.getDstOffsets().back(),
+                           boxAlignElements(elementBytes(gt.getElementType()))))
       copies.push_back(cp);
   });
   if (copies.empty() || plannedBytes <= 0)

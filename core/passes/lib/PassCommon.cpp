@@ -152,16 +152,15 @@ static bool multipleOf(Value v, int64_t n, unsigned depth) {
   if (matchPattern(v, m_ConstantInt(&c)))
     return c.getSExtValue() % n == 0;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
+    // A loop's induction variable: its start and step.
+    auto ivOf = [&](auto loop) {
+      return loop && arg == loop.getInductionVar() &&
+             multipleOf(loop.getLowerBound(), n, depth + 1) &&
+             multipleOf(loop.getStep(), n, depth + 1);
+    };
     Operation *owner = arg.getOwner()->getParentOp();
-    if (auto loop = dyn_cast<scf::ForOp>(owner))
-      return arg == loop.getInductionVar() &&
-             multipleOf(loop.getLowerBound(), n, depth + 1) &&
-             multipleOf(loop.getStep(), n, depth + 1);
-    if (auto loop = dyn_cast<tile::PipelinedOp>(owner))
-      return arg == loop.getInductionVar() &&
-             multipleOf(loop.getLowerBound(), n, depth + 1) &&
-             multipleOf(loop.getStep(), n, depth + 1);
-    return false;
+    return ivOf(dyn_cast<scf::ForOp>(owner)) ||
+           ivOf(dyn_cast<tile::PipelinedOp>(owner));
   }
   Operation *d = v.getDefiningOp();
   if (!d)
@@ -202,6 +201,10 @@ static bool multipleOf(Value v, int64_t n, unsigned depth) {
 }
 
 bool provablyMultipleOf(Value v, int64_t n) { return multipleOf(v, n, 0); }
+
+int64_t boxAlignElements(int64_t elemBytes) {
+  return 16 / std::gcd<int64_t>(16, std::max<int64_t>(1, elemBytes));
+}
 
 int64_t sharedTileBytes(tile::TileType t, int64_t rowPad) {
   int64_t n = t.getNumElements();

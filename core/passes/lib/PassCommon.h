@@ -36,6 +36,15 @@ int64_t sharedTileBytes(tile::TileType t, int64_t rowPad);
 /// factor, sums, differences and selects of such values, induction
 /// variables of loops whose bounds and step are); false where unsure.
 bool provablyMultipleOf(mlir::Value v, int64_t n);
+/// Elements of `elemBytes` bytes in 16 bytes (at least 1): a TMA box's rows
+/// start on 16-byte boundaries of the tensor's rows (the copy engine faults
+/// on others, measured on the H200), so a box's innermost offset must be a
+/// multiple of this.
+int64_t boxAlignElements(int64_t elemBytes);
+/// A shared tile tessera-pipeline-loops staged a fragment copy through
+/// (Pipeline.cpp): its `tile.row_pad` widens a bulk copy's box.
+inline constexpr llvm::StringLiteral kStagedFragmentAttr =
+    "tile.staged_fragment";
 /// "f16", "bf16", "f32", "f8e4m3", "i8", ... as in TargetDescription.
 std::string dataTypeName(mlir::Type t);
 

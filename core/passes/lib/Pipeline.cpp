@@ -123,6 +123,12 @@ loopCopies(Operation *loop, Block *body,
   return cands;
 }
 
+/// The copies a pipelined loop multi-buffers: into shared tiles of rank 1
+/// or 2, not transposed (loopCopies' `dstOk`).
+bool pipelinedShared(CopyOp c, TileType dt) {
+  return dt.isShared() && dt.getRank() <= 2 && !c.getTranspose();
+}
+
 /// The source offsets of candidate `c`'s copy at iteration `at` of the loop
 /// with induction variable `iv`: its slice cloned at `ob` with `at` for `iv`.
 SmallVector<Value> offsetsAt(OpBuilder &ob, Candidate &c, Value iv, Value at) {
@@ -237,17 +243,13 @@ bool stageFragmentsEnabled() {
   return !(e && std::string(e) == "0");
 }
 
-constexpr llvm::StringLiteral kStagedFragmentAttr = "tile.staged_fragment";
-
 bool stageFragmentCopies(PipelinedOp p, const target::TargetDescription &tgt) {
   if (tgt.asyncCopy != target::AsyncCopyKind::Tma || !stageFragmentsEnabled() ||
       p.getNumStages() < 2)
     return false;
   Block *body = &p.getBodyBlock();
   // Only where the loop pipelines shared tiles anyway.
-  if (loopCopies(p, body, [](CopyOp c, TileType dt) {
-        return dt.isShared() && dt.getRank() <= 2 && !c.getTranspose();
-      }).empty())
+  if (loopCopies(p, body, pipelinedShared).empty())
     return false;
   auto kernel = p->getParentOfType<KernelOp>();
   int64_t threads = kernel ? kernel.getThreads() : 1;
@@ -270,7 +272,7 @@ bool stageFragmentCopies(PipelinedOp p, const target::TargetDescription &tgt) {
             !c.getDstOffsets().empty() || c.getTranspose() ||
             dt.getRank() > 2 || gt.getRank() < 2 ||
             gt.getElementType() != elem || !elem.isIntOrFloat() ||
-            elementBytes(elem) > 16 || tileBytes(dt) > 8 * 4 * threads)
+            tileBytes(dt) > 8 * 4 * threads)
           return false;
         // Rows of whole 16-byte pieces (a bulk copy's box), or shorter rows
         // padded up to one; a box of at most 256 rows and 256 columns (the
@@ -295,7 +297,7 @@ bool stageFragmentCopies(PipelinedOp p, const target::TargetDescription &tgt) {
     // not show that of the copy's column, the box starts at the boundary
     // below it, W = 16 bytes of elements wide, and spans the tile's
     // columns from there: the fragment reads its columns at the remainder.
-    int64_t W = 16 / std::gcd<int64_t>(16, eb);
+    int64_t W = boxAlignElements(eb);
     Value col = c.copy.getSrcOffsets().back();
     bool aligned = provablyMultipleOf(col, W);
     int64_t width = aligned ? cols : llvm::alignTo(cols + W - 1, W);
@@ -437,9 +439,7 @@ void pipelineLoop(PipelinedOp p, const target::TargetDescription &tgt,
                   bool mayPair) {
   Block *body = &p.getBodyBlock();
   int64_t S = p.getNumStages();
-  SmallVector<Candidate> cands = loopCopies(p, body, [](CopyOp c, TileType dt) {
-    return dt.isShared() && dt.getRank() <= 2 && !c.getTranspose();
-  });
+  SmallVector<Candidate> cands = loopCopies(p, body, pipelinedShared);
   OpBuilder b(p);
   Location loc = p.getLoc();
   int64_t requested = S;
