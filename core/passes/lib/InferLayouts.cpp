@@ -478,17 +478,40 @@ static void collectAccesses(ParallelOp p,
 
 /// The layout a region with reference layout `ref` (over the region's index
 /// space) demands of a tile indexed by region dims `dims`; nullopt when the
-/// indices are not plain induction variables.
+/// indices are not plain induction variables. A tile dim longer than the
+/// region dim indexing it (both powers of two: the region reads its first
+/// elements) holds those elements where the region's threads use them and
+/// the rest in further registers of the same threads.
 static std::optional<LinearLayout> demandedBy(const LinearLayout &ref,
                                               ArrayRef<int> dims,
                                               ArrayRef<int64_t> regionShape,
                                               ArrayRef<int64_t> tileShape) {
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] == kUnitAccessDim
-            ? tileShape[i] != 1
-            : dims[i] < 0 || regionShape[dims[i]] != tileShape[i])
+  SmallVector<int64_t> part(tileShape.begin(), tileShape.end());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == kUnitAccessDim ? tileShape[i] != 1 : dims[i] < 0)
       return std::nullopt;
-  return project(ref, dims, tileShape);
+    if (dims[i] == kUnitAccessDim || regionShape[dims[i]] == tileShape[i])
+      continue;
+    if (regionShape[dims[i]] > tileShape[i] ||
+        !llvm::isPowerOf2_64(regionShape[dims[i]]) ||
+        !llvm::isPowerOf2_64(tileShape[i]))
+      return std::nullopt;
+    part[i] = regionShape[dims[i]];
+  }
+  if (ArrayRef<int64_t>(part) == tileShape)
+    return project(ref, dims, tileShape);
+  LinearLayout::Bases bases = project(ref, dims, part).getBases();
+  auto reg = llvm::find_if(
+      bases, [](const auto &e) { return e.first == layout::kRegister; });
+  if (reg == bases.end())
+    reg = bases.insert(bases.begin(), {layout::kRegister, {}});
+  for (size_t i = 0; i < part.size(); ++i)
+    for (int64_t bit = part[i]; bit < tileShape[i]; bit *= 2) {
+      LinearLayout::Basis b(part.size(), 0);
+      b[i] = int32_t(bit);
+      reg->second.push_back(b);
+    }
+  return LinearLayout(bases, outDimsOf(tileShape));
 }
 
 bool KernelLayouts::propagateParallel(ParallelOp p) {
