@@ -11,3 +11,11 @@
 // RUN: FileCheck %s --input-file %t/90/kernel.sm_90a.ptx
 // RUN: FileCheck %s --input-file %t/80/kernel.sm_80.ptx
 // CHECK: .entry tessera_kernel_fragment_prefix
+// The block-scaled GEMM with a 512-row scale fragment read for 128 rows
+// (passes/Inputs/blockscale_tall_scale.mlir) compiles too; its A, B and
+// column-scale copies go by TMA (three maps), the tall row scales by the
+// consumers' loads.
+// RUN: %tessera compile %tessera_src/tests/lit/passes/Inputs/blockscale_tall_scale.mlir --no-cache --target nvptx64-nvidia-cuda:sm_90a --dump-dir %t/bs -o %t/bs.tsb
+// RUN: FileCheck %s --check-prefix=TALL --input-file %t/bs/kernel.sm_90a.ptx
+// TALL: .entry tessera_kernel_gemm_fp8_blockscale
+// TALL: cp.async.bulk.tensor.2d

@@ -18,6 +18,7 @@
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_STAGE_FRAGMENTS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-UNSTAGED
 // RUN: %tessera-opt --tessera-infer-layouts=target=sm_80 --tessera-swizzle-shared=target=sm_80 --tessera-pipeline-loops=target=sm_80 %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-UNSTAGED
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %S/Inputs/blockscale_unread.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-UNSTAGED
+// RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %S/Inputs/blockscale_tall_scale.mlir | FileCheck %s --check-prefix=SM90-BLOCKSCALE-TALL
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_PERSISTENT=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 %tessera-opt --tessera-infer-layouts=target=sm_80 --tessera-swizzle-shared=target=sm_80 --tessera-pipeline-loops=target=sm_80 %examples/zoo/gemm_fp8_blockscale.mlir | FileCheck %s --check-prefix=SM90-GEMM-NOT-PERSISTENT
 // RUN: env TESSERA_CLUSTERS=0 TESSERA_MMA_OVERLAP=0 %tessera-opt --tessera-infer-layouts=target=sm_90a --tessera-swizzle-shared=target=sm_90a --tessera-pipeline-loops=target=sm_90a %examples/flash_attention_fwd_q128.mlir | FileCheck %s --check-prefix=SM90-Q128-OFF
@@ -104,6 +105,11 @@
 // SM90-BLOCKSCALE-UNSTAGED-NOT: tile.staged_fragment
 // SM90-BLOCKSCALE-UNSTAGED: tile.copy %arg2
 // SM90-BLOCKSCALE-UNSTAGED-NOT: tile.staged_fragment
+// A 512-row scale box is more than a bulk copy takes: that copy stays, the
+// column scale is staged.
+// SM90-BLOCKSCALE-TALL: tile.alloc {tile.row_pad = 28 : i64, tile.staged_fragment} : <4x1x4xf32, shared>
+// SM90-BLOCKSCALE-TALL-NOT: x512x{{[0-9]+}}xf32, shared
+// SM90-BLOCKSCALE-TALL: tile.copy %arg2[{{.*}}: !tile.tensor<[M, KB], f32>, !tile.tile<512x1xf32, fragment
 // SM90-Q128-DEFAULT: tile.alloc {{.*}} : <3x128x128xf16, shared>
 // SM90-Q128-DEFAULT: tile.gemm {{.*}} transpose_b clear {{{.*}}tile.mma_async
 // SM90-Q128-DEFAULT: tile.num_stages = 3
