@@ -51,8 +51,9 @@
 //     rowbias's 128-deep steps holds 96 KiB per stage: two stages), or
 //   - an operand row of the step is wider than `max_k_step_bytes` (sm_90a:
 //     64), each half still does at least `min_k_step_macs` multiply-adds
-//     per block (sm_90a: 128 x 256 x 32; small blocks keep long steps: their
-//     waits and barriers cost as much as their MMAs), no gemm reads A with K
+//     per block, all the step's gemms together (sm_90a: 128 x 256 x 32;
+//     small blocks keep long steps: their waits and barriers cost as much
+//     as their MMAs), no gemm reads A with K
 //     along its rows (transpose_a) and none has 8-bit operands (both
 //     measured slower).
 // Measured on an H200 (2026-11-28, same runs): gemm_bf16_64x64_rowbias
@@ -327,10 +328,12 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
   });
   if (mode == Mode::All && tgt.maxKStepBytes > 0 && kMajorA && wide &&
       rowBytes > tgt.maxKStepBytes) {
+    // The block's multiply-adds per step: every gemm of the step (two
+    // gemms that share a stage's barrier and waits amortize them together).
     int64_t macs = 0;
     for (GemmOp g : k.gemms) {
       auto ct = cast<TileType>(g.getC().getType());
-      macs = std::max<int64_t>(macs, ct.getNumElements() * half);
+      macs += ct.getNumElements() * half;
     }
     if (macs >= tgt.minKStepMacs) {
       why = "operand rows of " + std::to_string(rowBytes) +

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On the GPU machine, over scripts/gpu/prepare-unseen.sh's bundles:
+#   unseen-checks.txt  each program against its host image on odd shapes,
+#                      compute-sanitizer on two of them
+#   unseen-sass.txt    HGMMA (wgmma) count of each program's cubin
+#   unseen.jsonl       bench/gpu/unseen.py: each against its torch peer
+# Usage (device tool, carry .devcarry): bash scripts/gpu/unseen.sh
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+U=.devcarry/unseen; log=$out/unseen-checks-log.txt; : > "$log"
+{
+  check $U/gemm_residual_f16.tsb --shape M=300,N=257,K=1000
+  check $U/gemm_residual_f16.tsb --shape M=1,N=1,K=1
+  check $U/gemm_swiglu_dual_bf16.tsb --shape M=257,N=300,K=130
+  check $U/gemm_swiglu_dual_bf16.tsb --shape M=1000,N=1000,K=1000
+  check $U/gemm_at_f16_64x256.tsb --shape M=300,N=257,K=1000
+  check $U/gemm_at_f16_64x256.tsb --shape M=65,N=1000,K=33
+  for c in 0 1; do
+    check $U/attn_bias_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=$c --scalar sm_scale=0.0883883
+    check $U/attn_bias_q128.tsb --shape B=1,H=2,S=129 --scalar causal=$c --scalar sm_scale=0.0883883
+  done
+  sanitize "$U/attn_bias_q128.tsb --shape B=1,H=2,S=300 --scalar causal=1 --scalar sm_scale=0.0883883" \
+           "$U/gemm_swiglu_dual_bf16.tsb --shape M=257,N=300,K=130"
+} > "$out/unseen-checks.txt" 2>&1
+echo "checks: $(grep -c '^ok' "$out/unseen-checks.txt") ok, $(grep -c '^FAIL' "$out/unseen-checks.txt") failed"
+grep -E '^FAIL|rc=' "$out/unseen-checks.txt"
+for b in $U/*.tsb; do
+  python3 scripts/gpu/extract-cubin.py "$b" /tmp/u.cubin >/dev/null 2>&1 &&
+    echo "$(basename "$b" .tsb): $(cuobjdump -sass /tmp/u.cubin | grep -c HGMMA) HGMMA"
+done | tee "$out/unseen-sass.txt"
+timeout 300 python3 bench/gpu/unseen.py "$bin/tessera" $U 2>/dev/null | tee "$out/unseen.jsonl"
