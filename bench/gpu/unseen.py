@@ -6,7 +6,9 @@
 bench/gpu/unseen/*.mlir are variants of the examples and zoo kernels that
 no pass was tuned on: one more tile copy and add in attention's loop (a
 bias table), one more GEMM in the loop (SwiGLU's gate and up projections),
-a residual read in the epilogue, a transposed A with 64x256 blocks. Each
+a residual read in the epilogue, a transposed A with 64x256 blocks, an s8
+GEMM dequantized in its epilogue, a GEMM whose rows are normalized per
+block (a reduction of the accumulator). Each
 bundle (scripts/gpu/prepare-unseen.sh) is timed with `tessera run` and its
 torch formulation in the same process, as bench/gpu/zoo.py does; one JSON
 object per case: {"case", "shape", "tessera_ms", "peer", "peer_ms",
@@ -39,6 +41,19 @@ def cases():
     yield ("gemm_swiglu_dual_bf16", f"M={n},N={n},K={n}", [],
            {"silu(X @ Wg) * (X @ Wu)": lambda: F.silu(torch.matmul(X, Wg)) * torch.matmul(X, Wu),
             "one matmul over [Wg | Wu], silu * u": swiglu_cat})
+    A8 = torch.randint(-127, 128, (n, n), device="cuda", dtype=torch.int8)
+    B8 = torch.randint(-127, 128, (n, n), device="cuda", dtype=torch.int8)
+    sa, sb = torch.rand(n, device="cuda") * 1e-3, torch.rand(n, device="cuda") * 1e-3
+    yield ("gemm_i8_dequant_f16", f"M={n},N={n},K={n}", [],
+           {"_int_mm(A, B.t()) * sa * sb": lambda: (torch._int_mm(A8, B8.t()) * sa[:, None]
+                                                     * sb[None, :]).half()})
+    Ab, Bb = bf(n, n), bf(n, n)
+
+    def rownorm():
+        c = torch.matmul(Ab, Bb).float().view(n, n // 128, 128)
+        return (c * torch.rsqrt((c * c).sum(-1, keepdim=True) + 1e-6)).bfloat16()
+    yield ("gemm_rownorm_bf16", f"M={n},N={n},K={n}", [],
+           {"matmul, then each 128 columns over their norm": rownorm})
     At, B2 = hf(n, n), hf(n, n)
     yield ("gemm_at_f16_64x256", f"M={n},N={n},K={n}", [],
            {"A.t() @ B": lambda: torch.matmul(At.t(), B2)})

@@ -15,6 +15,10 @@ U=.devcarry/unseen; log=$out/unseen-checks-log.txt; : > "$log"
   check $U/gemm_swiglu_dual_bf16.tsb --shape M=1000,N=1000,K=1000
   check $U/gemm_at_f16_64x256.tsb --shape M=300,N=257,K=1000
   check $U/gemm_at_f16_64x256.tsb --shape M=65,N=1000,K=33
+  check $U/gemm_i8_dequant_f16.tsb --shape M=300,N=257,K=1000
+  check $U/gemm_i8_dequant_f16.tsb --shape M=129,N=1000,K=64
+  check $U/gemm_rownorm_bf16.tsb --shape M=300,N=257,K=1000
+  check $U/gemm_rownorm_bf16.tsb --shape M=1,N=1,K=1
   for c in 0 1; do
     check $U/attn_bias_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=$c --scalar sm_scale=0.0883883
     check $U/attn_bias_q128.tsb --shape B=1,H=2,S=129 --scalar causal=$c --scalar sm_scale=0.0883883
@@ -26,6 +30,6 @@ echo "checks: $(grep -c '^ok' "$out/unseen-checks.txt") ok, $(grep -c '^FAIL' "$
 grep -E '^FAIL|rc=' "$out/unseen-checks.txt"
 for b in $U/*.tsb; do
   python3 scripts/gpu/extract-cubin.py "$b" /tmp/u.cubin >/dev/null 2>&1 &&
-    echo "$(basename "$b" .tsb): $(cuobjdump -sass /tmp/u.cubin | grep -c HGMMA) HGMMA"
+    echo "$(basename "$b" .tsb): $(cuobjdump -sass /tmp/u.cubin | grep -cE "[HIQ]GMMA") wgmma"
 done | tee "$out/unseen-sass.txt"
 timeout 300 python3 bench/gpu/unseen.py "$bin/tessera" $U 2>/dev/null | tee "$out/unseen.jsonl"

@@ -42,8 +42,12 @@
 // When: lengthening where BK is less than two K steps of the gemms' MMA
 // atom (wgmma f16: 16; gemm.mlir written with 16-deep steps ran 0.297 ms at
 // 4096^3 on an H200, lengthened to 32 0.189, as the program written with
-// 32: 0.188-0.190, 2026-11-28). Halving while BK / 2 is a whole number of
-// at least two K steps of the MMA atom the gemms' types take (wgmma bf16:
+// 32: 0.188-0.190, 2026-11-28), and where the block's gemms do fewer than
+// `min_k_step_macs` multiply-adds a step (lengthenForMacs: a 128x128 bf16
+// GEMM that cannot be merged into 128x256 blocks ran 32-deep steps in
+// 0.308 ms at 4096^3 and 64-deep ones in 0.212, H200, 2026-11-29), while
+// min_pipeline_stages stages still fit. Halving while BK / 2 is a whole number
+// of at least two K steps of the MMA atom the gemms' types take (wgmma bf16:
 // 16, so down to 32), and either
 //   - the loop's shared tiles, multi-buffered, would leave the pipeline
 //     fewer than the target's `min_pipeline_stages` stages in the block's
@@ -84,6 +88,7 @@
 
 #include <cassert>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 using namespace mlir;
@@ -267,6 +272,50 @@ int64_t atomK(const KLoop &k, const target::TargetDescription &tgt) {
   return most;
 }
 
+/// How many stages of the loop's tiles at K step `step` fit beside the
+/// kernel's other shared tiles, and the widest operand row of a step.
+int64_t stagesAt(const KLoop &k, int64_t step, KernelOp kernel,
+                 const target::TargetDescription &tgt, int64_t &rowBytes) {
+  int64_t buffered = 0;
+  rowBytes = 0;
+  llvm::SmallPtrSet<Operation *, 4> ours;
+  for (auto [alloc, d] : llvm::zip(k.tiles, k.dims)) {
+    AllocOp a = alloc;
+    TileType t = a.getType();
+    buffered += sharedTileBytes(t, 0) / t.getShape()[d] * step;
+    rowBytes =
+        std::max<int64_t>(rowBytes, step * elementBytes(t.getElementType()));
+    ours.insert(a);
+  }
+  int64_t others = 0;
+  kernel.walk([&](AllocOp a) {
+    if (a.getType().isShared() && !ours.contains(a))
+      others += sharedTileBytes(a.getType(), 0);
+  });
+  int64_t room = tgt.sharedMemoryPerBlockOptin - others;
+  return buffered > 0 ? room / buffered : 0;
+}
+
+/// The block's multiply-adds in a K step of `step`: every gemm of the step
+/// (two gemms that share a stage's barrier and waits amortize them
+/// together).
+int64_t macsAt(const KLoop &k, int64_t step) {
+  int64_t macs = 0;
+  for (GemmOp g : k.gemms)
+    macs += cast<TileType>(g.getC().getType()).getNumElements() * step;
+  return macs;
+}
+
+/// Whether every gemm reads 2-byte or wider operands.
+bool wideOperands(const KLoop &k) {
+  return llvm::all_of(k.gemms, [](GemmOp g) {
+    return elementBytes(cast<TileType>(g.getA().getType()).getElementType()) >=
+               2 &&
+           elementBytes(cast<TileType>(g.getB().getType()).getElementType()) >=
+               2;
+  });
+}
+
 /// Whether to halve the step, and why (or why not).
 bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
                  const target::TargetDescription &tgt, Mode mode,
@@ -285,26 +334,8 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
           std::to_string(ak) + ")";
     return false;
   }
-  // Bytes of the loop's tiles (at `step`) and of the kernel's other shared
-  // tiles.
-  int64_t buffered = 0, rowBytes = 0;
-  llvm::SmallPtrSet<Operation *, 4> ours;
-  for (auto [alloc, d] : llvm::zip(k.tiles, k.dims)) {
-    AllocOp a = alloc;
-    TileType t = a.getType();
-    int64_t bytes = sharedTileBytes(t, 0) / t.getShape()[d] * step;
-    buffered += bytes;
-    rowBytes =
-        std::max<int64_t>(rowBytes, step * elementBytes(t.getElementType()));
-    ours.insert(a);
-  }
-  int64_t others = 0;
-  kernel.walk([&](AllocOp a) {
-    if (a.getType().isShared() && !ours.contains(a))
-      others += sharedTileBytes(a.getType(), 0);
-  });
-  int64_t room = tgt.sharedMemoryPerBlockOptin - others;
-  int64_t stages = buffered > 0 ? room / buffered : 0;
+  int64_t rowBytes = 0;
+  int64_t stages = stagesAt(k, step, kernel, tgt, rowBytes);
   if (tgt.minPipelineStages > 0 && stages < tgt.minPipelineStages) {
     why = "K steps of " + std::to_string(step) + " leave room for " +
           std::to_string(stages) + " stages, fewer than the " +
@@ -320,21 +351,10 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
   // 8-bit operands likewise: gemm_fp8 at 8192^3 split from 128 to 64 ran
   // 0.800 ms against 0.760 (H200, 2026-11-28; 4096^3 and the zoo's
   // fp8_128x256_scaled within 1-4% either way).
-  bool wide = llvm::all_of(k.gemms, [](GemmOp g) {
-    return elementBytes(cast<TileType>(g.getA().getType()).getElementType()) >=
-               2 &&
-           elementBytes(cast<TileType>(g.getB().getType()).getElementType()) >=
-               2;
-  });
+  bool wide = wideOperands(k);
   if (mode == Mode::All && tgt.maxKStepBytes > 0 && kMajorA && wide &&
       rowBytes > tgt.maxKStepBytes) {
-    // The block's multiply-adds per step: every gemm of the step (two
-    // gemms that share a stage's barrier and waits amortize them together).
-    int64_t macs = 0;
-    for (GemmOp g : k.gemms) {
-      auto ct = cast<TileType>(g.getC().getType());
-      macs += ct.getNumElements() * half;
-    }
+    int64_t macs = macsAt(k, half);
     if (macs >= tgt.minKStepMacs) {
       why = "operand rows of " + std::to_string(rowBytes) +
             " bytes per K step, more than the " +
@@ -359,6 +379,37 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
         std::to_string(stages) + " stages with operand rows of " +
         std::to_string(rowBytes) + " bytes";
   return false;
+}
+
+/// A longer K step for a loop whose steps do fewer than the target's
+/// min_k_step_macs multiply-adds per block (all its gemms together): the
+/// shortest doubling that does, where min_pipeline_stages stages of it
+/// still fit; nullopt to keep the step. Only for gemms on matrix atoms with
+/// 2-byte operands and K along A's columns (those the shortening rule was
+/// measured on), and not with TESSERA_K_STEPS=stages.
+/// `from`: the step to start from (the program's, or one already
+/// lengthened to two K steps of the atom).
+std::optional<int64_t> lengthenForMacs(const KLoop &k, int64_t from,
+                                       KernelOp kernel,
+                                       const target::TargetDescription &tgt,
+                                       Mode mode, int64_t atomK,
+                                       std::string &why) {
+  if (mode != Mode::All || tgt.minKStepMacs <= 0 || atomK <= 1 ||
+      !wideOperands(k) ||
+      llvm::any_of(k.gemms, [](GemmOp g) { return g.getTransposeA(); }) ||
+      macsAt(k, from) >= tgt.minKStepMacs)
+    return std::nullopt;
+  int64_t longer = from, rowBytes = 0;
+  while (macsAt(k, longer) < tgt.minKStepMacs)
+    longer *= 2;
+  int64_t stages = stagesAt(k, longer, kernel, tgt, rowBytes);
+  if (tgt.minPipelineStages > 0 && stages < tgt.minPipelineStages)
+    return std::nullopt;
+  why = "steps of " + std::to_string(from) + " do " +
+        std::to_string(macsAt(k, from)) +
+        " multiply-adds per block, fewer than the " +
+        std::to_string(tgt.minKStepMacs) + " of target '" + tgt.name + "'";
+  return longer;
 }
 
 /// Gives the loop K steps of `step` (a power-of-two multiple or fraction
@@ -480,11 +531,34 @@ struct KStepsPass : TargetPass<KStepsPass> {
                   << " (two K steps of the MMA atom): " << no;
             continue;
           }
+          std::string more;
+          if (std::optional<int64_t> l2 =
+                  lengthenForMacs(*k, longer, kernel, t, mode, ak, more))
+            longer = *l2;
           setStep(*k, longer, extent);
           if (explain)
             p.emitRemark() << "K step " << k->step << " -> " << longer
                            << ": shorter than two K steps of the MMA atom ("
-                           << ak << ")";
+                           << ak << ")" << (more.empty() ? "" : "; ") << more;
+          continue;
+        }
+        // Too few multiply-adds per step (a block whose gemms cover less
+        // than min_k_step_macs a step: each stage's waits and barriers
+        // then cost as much as its MMAs): steps doubled until they do, as
+        // long as min_pipeline_stages stages still fit.
+        if (std::optional<int64_t> longer =
+                lengthenForMacs(*k, k->step, kernel, t, mode, ak, why)) {
+          std::string no;
+          if (Value extent = kExtent(*k, no)) {
+            setStep(*k, *longer, extent);
+            if (explain)
+              p.emitRemark()
+                  << "K step " << k->step << " -> " << *longer << ": " << why;
+            continue;
+          }
+          if (explain)
+            p.emitRemark() << "K step " << k->step << " kept, " << why << ": "
+                           << no;
           continue;
         }
         int64_t step = k->step;

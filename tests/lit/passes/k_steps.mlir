@@ -48,6 +48,18 @@
 // half: the step was kept, 5% slower at 4096^3 on an H200).
 // RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %tessera_src/bench/gpu/unseen/gemm_swiglu_dual_bf16.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUAL
 // DUAL: remark: K step 64 -> 32: operand rows of 128 bytes per K step
+// A block whose gemms do fewer than min_k_step_macs multiply-adds a step
+// gets longer steps while min_pipeline_stages stages still fit: a 128x128
+// GEMM whose rows are normalized per block (not widened: the reduction
+// spans the block's columns) 32 -> 64 (H200 4096^3: 0.308 -> 0.212 ms), and
+// written with 16-deep steps 16 -> 64 in one go.
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %tessera_src/bench/gpu/unseen/gemm_rownorm_bf16.mlir 2>&1 | FileCheck %s --check-prefix=FEWMACS
+// RUN: sed -e 's/%%c32 = arith.constant 32 : index/%%c32 = arith.constant 16 : index/; s/128x32xbf16/128x16xbf16/g; s/32x128xbf16/16x128xbf16/g' %tessera_src/bench/gpu/unseen/gemm_rownorm_bf16.mlir > %t.rownorm16.mlir
+// RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %t.rownorm16.mlir 2>&1 | FileCheck %s --check-prefix=FEWMACS16
+// FEWMACS: remark: K step 32 -> 64: steps of 32 do 524288 multiply-adds per block, fewer than the 1048576 of target 'sm_90a'
+// FEWMACS: tile.pipelined {{.*}} attributes {tile.k_step_from = 32 : i64}
+// FEWMACS: tile.alloc {{.*}} : <4x128x64xbf16, shared>
+// FEWMACS16: remark: K step 16 -> 64: shorter than two K steps of the MMA atom (16); steps of 32 do 524288
 // Gemms on vector FMA keep their steps (f32 x f32 on sm_90a).
 // RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/zoo/linear_f32_nt.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FMA
 
