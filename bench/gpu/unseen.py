@@ -8,7 +8,8 @@ no pass was tuned on: one more tile copy and add in attention's loop (a
 bias table), one more GEMM in the loop (SwiGLU's gate and up projections),
 a residual read in the epilogue, a transposed A with 64x256 blocks, an s8
 GEMM dequantized in its epilogue, a GEMM whose rows are normalized per
-block (a reduction of the accumulator). Each
+block (a reduction of the accumulator), B read transposed in 256x128
+blocks. Each
 bundle (scripts/gpu/prepare-unseen.sh) is timed with `tessera run` and its
 torch formulation in the same process, as bench/gpu/zoo.py does; one JSON
 object per case: {"case", "shape", "tessera_ms", "peer", "peer_ms",
@@ -54,6 +55,9 @@ def cases():
         return (c * torch.rsqrt((c * c).sum(-1, keepdim=True) + 1e-6)).bfloat16()
     yield ("gemm_rownorm_bf16", f"M={n},N={n},K={n}", [],
            {"matmul, then each 128 columns over their norm": rownorm})
+    An, Bn = bf(n, n), bf(n, n)
+    yield ("gemm_nt_bf16_256x128", f"M={n},N={n},K={n}", [],
+           {"F.linear(A, B)": lambda: F.linear(An, Bn)})
     At, B2 = hf(n, n), hf(n, n)
     yield ("gemm_at_f16_64x256", f"M={n},N={n},K={n}", [],
            {"A.t() @ B": lambda: torch.matmul(At.t(), B2)})

@@ -19,6 +19,8 @@ U=.devcarry/unseen; log=$out/unseen-checks-log.txt; : > "$log"
   check $U/gemm_i8_dequant_f16.tsb --shape M=129,N=1000,K=64
   check $U/gemm_rownorm_bf16.tsb --shape M=300,N=257,K=1000
   check $U/gemm_rownorm_bf16.tsb --shape M=1,N=1,K=1
+  check $U/gemm_nt_bf16_256x128.tsb --shape M=300,N=257,K=1000
+  check $U/gemm_nt_bf16_256x128.tsb --shape M=513,N=129,K=72
   for c in 0 1; do
     check $U/attn_bias_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=$c --scalar sm_scale=0.0883883
     check $U/attn_bias_q128.tsb --shape B=1,H=2,S=129 --scalar causal=$c --scalar sm_scale=0.0883883
