@@ -9,18 +9,20 @@ set -uo pipefail
 source "$(dirname "$0")/common.sh"
 U=.devcarry/unseen; log=$out/unseen-checks-log.txt; : > "$log"
 {
-  check $U/gemm_residual_f16.tsb --shape M=300,N=257,K=1000
-  check $U/gemm_residual_f16.tsb --shape M=1,N=1,K=1
-  check $U/gemm_swiglu_dual_bf16.tsb --shape M=257,N=300,K=130
-  check $U/gemm_swiglu_dual_bf16.tsb --shape M=1000,N=1000,K=1000
-  check $U/gemm_at_f16_64x256.tsb --shape M=300,N=257,K=1000
-  check $U/gemm_at_f16_64x256.tsb --shape M=65,N=1000,K=33
-  check $U/gemm_i8_dequant_f16.tsb --shape M=300,N=257,K=1000
-  check $U/gemm_i8_dequant_f16.tsb --shape M=129,N=1000,K=64
-  check $U/gemm_rownorm_bf16.tsb --shape M=300,N=257,K=1000
-  check $U/gemm_rownorm_bf16.tsb --shape M=1,N=1,K=1
-  check $U/gemm_nt_bf16_256x128.tsb --shape M=300,N=257,K=1000
-  check $U/gemm_nt_bf16_256x128.tsb --shape M=513,N=129,K=72
+  while read -r k shape; do check "$U/$k.tsb" --shape "$shape"; done <<'SHAPES'
+gemm_residual_f16 M=300,N=257,K=1000
+gemm_residual_f16 M=1,N=1,K=1
+gemm_swiglu_dual_bf16 M=257,N=300,K=130
+gemm_swiglu_dual_bf16 M=1000,N=1000,K=1000
+gemm_at_f16_64x256 M=300,N=257,K=1000
+gemm_at_f16_64x256 M=65,N=1000,K=33
+gemm_i8_dequant_f16 M=300,N=257,K=1000
+gemm_i8_dequant_f16 M=129,N=1000,K=64
+gemm_rownorm_bf16 M=300,N=257,K=1000
+gemm_rownorm_bf16 M=1,N=1,K=1
+gemm_nt_bf16_256x128 M=300,N=257,K=1000
+gemm_nt_bf16_256x128 M=513,N=129,K=72
+SHAPES
   for c in 0 1; do
     check $U/attn_bias_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=$c --scalar sm_scale=0.0883883
     check $U/attn_bias_q128.tsb --shape B=1,H=2,S=129 --scalar causal=$c --scalar sm_scale=0.0883883
