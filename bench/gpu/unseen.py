@@ -33,6 +33,8 @@ def cases():
     yield ("gemm_residual_f16", f"M={n},N={n},K={n}", [],
            {"addmm(R, A, B)": lambda: torch.addmm(R, A, B),
             "A @ B + R": lambda: torch.matmul(A, B) + R})
+    yield ("gemm_f16acc_residual", f"M={n},N={n},K={n}", [],
+           {"addmm(R, A, B) (f32 accumulators)": lambda: torch.addmm(R, A, B)})
     X, Wg, Wu = bf(n, n), bf(n, n), bf(n, n)
     Wgu = torch.cat([Wg, Wu], dim=1)
 

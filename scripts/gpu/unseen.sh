@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, over scripts/gpu/prepare-unseen.sh's bundles:
-#   unseen-checks.txt  each program against its host image on odd shapes,
+#   unseen-checks.txt  each program against its host image on odd shapes
+#                      (the f16-accumulator GEMM at short K: its tensor cores
+#                      round partial sums otherwise than the host's f16
+#                      FMAs -- 0.48% apart at K 1000 on an H200),
 #                      compute-sanitizer on two of them
 #   unseen-sass.txt    HGMMA (wgmma) count of each program's cubin
 #   unseen.jsonl       bench/gpu/unseen.py: each against its torch peer
@@ -22,6 +25,8 @@ gemm_rownorm_bf16 M=300,N=257,K=1000
 gemm_rownorm_bf16 M=1,N=1,K=1
 gemm_nt_bf16_256x128 M=300,N=257,K=1000
 gemm_nt_bf16_256x128 M=513,N=129,K=72
+gemm_f16acc_residual M=300,N=257,K=96
+gemm_f16acc_residual M=1,N=1,K=1
 SHAPES
   for c in 0 1; do
     check $U/attn_bias_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=$c --scalar sm_scale=0.0883883
@@ -34,6 +39,6 @@ echo "checks: $(grep -c '^ok' "$out/unseen-checks.txt") ok, $(grep -c '^FAIL' "$
 grep -E '^FAIL|rc=' "$out/unseen-checks.txt"
 for b in $U/*.tsb; do
   python3 scripts/gpu/extract-cubin.py "$b" /tmp/u.cubin >/dev/null 2>&1 &&
-    echo "$(basename "$b" .tsb): $(cuobjdump -sass /tmp/u.cubin | grep -cE "[HIQ]GMMA") wgmma"
+    echo "$(basename "$b" .tsb): $(cuobjdump -sass /tmp/u.cubin | grep -cE "[HIQ]GMMA") wgmma, $(cuobjdump -sass /tmp/u.cubin | grep -c HMMA) HMMA"
 done | tee "$out/unseen-sass.txt"
 timeout 300 python3 bench/gpu/unseen.py "$bin/tessera" $U 2>/dev/null | tee "$out/unseen.jsonl"
