@@ -9,7 +9,8 @@ bias table), one more GEMM in the loop (SwiGLU's gate and up projections),
 a residual read in the epilogue, a transposed A with 64x256 blocks, an s8
 GEMM dequantized in its epilogue, a GEMM whose rows are normalized per
 block (a reduction of the accumulator), B read transposed in 256x128
-blocks. Each
+blocks, an f16-accumulating GEMM, attention over a head dim of 96 in
+128-wide tiles. Each
 bundle (scripts/gpu/prepare-unseen.sh) is timed with `tessera run` and its
 torch formulation in the same process, as bench/gpu/zoo.py does; one JSON
 object per case: {"case", "shape", "tessera_ms", "peer", "peer_ms",
@@ -73,6 +74,14 @@ def cases():
                 return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
         peers[f"SDPA {be.name} with attn_mask"] = fn
     yield ("attn_bias_q128", f"B={Bq},H={H},S={S}", ["causal=0", "sm_scale=0.0883883"], peers)
+    q9, k9, v9 = hf(Bq, H, S, 96), hf(Bq, H, S, 96), hf(Bq, H, S, 96)
+    peers = {}
+    for be in (SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION):
+        def fn(be=be):
+            with sdpa_kernel(be):
+                return F.scaled_dot_product_attention(q9, k9, v9)
+        peers[f"SDPA {be.name}"] = fn
+    yield ("attn_headdim_q128", f"B={Bq},H={H},S={S},D=96", ["causal=0", "sm_scale=0.102"], peers)
 
 
 def main():

@@ -29,10 +29,13 @@ gemm_f16acc_residual M=300,N=257,K=96
 gemm_f16acc_residual M=1,N=1,K=1
 SHAPES
   for c in 0 1; do
+    check $U/attn_headdim_q128.tsb --shape B=2,H=3,S=1000,D=96 --scalar causal=$c --scalar sm_scale=0.102
+    check $U/attn_headdim_q128.tsb --shape B=1,H=2,S=129,D=80 --scalar causal=$c --scalar sm_scale=0.11
     check $U/attn_bias_q128.tsb --shape B=2,H=3,S=1000 --scalar causal=$c --scalar sm_scale=0.0883883
     check $U/attn_bias_q128.tsb --shape B=1,H=2,S=129 --scalar causal=$c --scalar sm_scale=0.0883883
   done
   sanitize "$U/attn_bias_q128.tsb --shape B=1,H=2,S=300 --scalar causal=1 --scalar sm_scale=0.0883883" \
+           "$U/attn_headdim_q128.tsb --shape B=1,H=2,S=300,D=96 --scalar causal=1 --scalar sm_scale=0.102" \
            "$U/gemm_swiglu_dual_bf16.tsb --shape M=257,N=300,K=130"
 } > "$out/unseen-checks.txt" 2>&1
 echo "checks: $(grep -c '^ok' "$out/unseen-checks.txt") ok, $(grep -c '^FAIL' "$out/unseen-checks.txt") failed"

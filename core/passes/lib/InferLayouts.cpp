@@ -365,15 +365,34 @@ LinearLayout KernelLayouts::fmaAccumulator(GemmOp g, bool aFrag, bool bFrag) {
   return fmaAccumulatorLayout(*t);
 }
 
+/// The way out for a tile that is not a power of two in every dimension:
+/// the next powers of two, which copies allow where the tensor's dim is
+/// symbolic (they read zeros past a tensor's edge and store nothing there,
+/// so a head dim of 96 in 128-wide tiles is exact).
+static void padNote(InFlightDiagnostic &d, ArrayRef<int64_t> shape) {
+  std::string padded;
+  for (int64_t e : shape)
+    padded += (padded.empty() ? "" : "x") +
+              std::to_string(int64_t(llvm::PowerOf2Ceil(uint64_t(e))));
+  d.attachNote() << "pad the tile to " << padded
+                 << ": a copy may cover more than a tensor dim of symbolic "
+                    "size (it reads zeros past the tensor's edge and stores "
+                    "nothing there), so e.g. a head dim of 96 runs exactly in "
+                    "128-wide tiles of a [B, H, S, D] tensor";
+}
+
 LogicalResult KernelLayouts::anchorGemm(GemmOp g) {
   auto at = cast<TileType>(g.getA().getType());
   auto ct = cast<TileType>(g.getC().getType());
   int64_t M = ct.getShape()[0], N = ct.getShape()[1];
   int64_t K = g.getTransposeA() ? at.getShape()[0] : at.getShape()[1];
   for (Value v : {g.getA(), g.getB(), g.getC()})
-    if (!allPow2(shapeOf(v)))
-      return g.emitOpError("tile shape of an operand is not a power of two "
-                           "in every dimension: no linear layout fits");
+    if (!allPow2(shapeOf(v))) {
+      auto d = g.emitOpError("tile shape of an operand is not a power of two "
+                             "in every dimension: no linear layout fits");
+      padNote(d, shapeOf(v));
+      return d;
+    }
   std::string ab = dataTypeName(at.getElementType());
   std::string c = dataTypeName(ct.getElementType());
   bool aFrag = at.isFragment(),
@@ -775,9 +794,12 @@ LogicalResult KernelLayouts::run() {
   kernel.walk([&](AllocOp a) { allocs.push_back(a); });
   for (AllocOp a : allocs)
     if (a.getType().isFragment() && !has(a.getResult())) {
-      if (!allPow2(a.getType().getShape()))
-        return a.emitOpError("fragment shape is not a power of two in every "
-                             "dimension: no linear layout fits");
+      if (!allPow2(a.getType().getShape())) {
+        auto d = a.emitOpError("fragment shape is not a power of two in every "
+                               "dimension: no linear layout fits");
+        padNote(d, a.getType().getShape());
+        return d;
+      }
       assign(a.getResult(), balancedBlocked(a.getResult(), 16));
       while (propagate()) {
       }

@@ -12,3 +12,19 @@ tile.func @odd(%A: !tile.tensor<[N], f32>) {
   }
   tile.return
 }
+
+// -----
+
+// A fragment that is not a power of two in every dimension, with the way
+// out: the padded tile, which copies allow over a tensor dim of symbolic
+// size.
+tile.func @npot(%A: !tile.tensor<[N], f32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    // expected-error @below {{fragment shape is not a power of two in every dimension: no linear layout fits}}
+    // expected-note @below {{pad the tile to 128x128: a copy may cover more than a tensor dim of symbolic size}}
+    %a = tile.alloc : !tile.tile<128x96xf32, fragment>
+    tile.clear %a : !tile.tile<128x96xf32, fragment>
+  }
+  tile.return
+}
