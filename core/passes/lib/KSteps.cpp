@@ -384,7 +384,8 @@ bool shouldSplit(const KLoop &k, int64_t step, KernelOp kernel,
 /// A longer K step for a loop whose steps do fewer than the target's
 /// min_k_step_macs multiply-adds per block (all its gemms together): the
 /// shortest doubling that does, where min_pipeline_stages stages of it
-/// still fit; nullopt to keep the step. Only for gemms on matrix atoms with
+/// still fit, for a block alone on its multiprocessor; nullopt to keep the
+/// step. Only for gemms on matrix atoms with
 /// 2-byte operands and K along A's columns (those the shortening rule was
 /// measured on), and not with TESSERA_K_STEPS=stages.
 /// `from`: the step to start from (the program's, or one already
@@ -394,10 +395,13 @@ std::optional<int64_t> lengthenForMacs(const KLoop &k, int64_t from,
                                        const target::TargetDescription &tgt,
                                        Mode mode, int64_t atomK,
                                        std::string &why) {
+  // Only a block alone on its multiprocessor by registers (the deeper
+  // stages cost no other block its place; two 128x128 blocks per SM
+  // overlap each other's waits already).
   if (mode != Mode::All || tgt.minKStepMacs <= 0 || atomK <= 1 ||
       !wideOperands(k) ||
       llvm::any_of(k.gemms, [](GemmOp g) { return g.getTransposeA(); }) ||
-      macsAt(k, from) >= tgt.minKStepMacs)
+      macsAt(k, from) >= tgt.minKStepMacs || blocksByRegisters(kernel, tgt) > 1)
     return std::nullopt;
   int64_t longer = from, rowBytes = 0;
   while (macsAt(k, longer) < tgt.minKStepMacs)

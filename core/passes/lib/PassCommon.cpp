@@ -206,6 +206,10 @@ int64_t boxAlignElements(int64_t elemBytes) {
   return 16 / std::gcd<int64_t>(16, std::max<int64_t>(1, elemBytes));
 }
 
+int64_t tileBytes(tile::TileType t) {
+  return t.getNumElements() * elementBytes(t.getElementType());
+}
+
 int64_t sharedTileBytes(tile::TileType t, int64_t rowPad) {
   int64_t n = t.getNumElements();
   if (rowPad > 0 && t.getRank() >= 2) {
@@ -299,6 +303,23 @@ SmallVector<tile::KernelOp> kernelsOf(ModuleOp m) {
   SmallVector<tile::KernelOp> ks;
   m.walk([&](tile::KernelOp k) { ks.push_back(k); });
   return ks;
+}
+
+/// Blocks of `kernel` per multiprocessor as (estimated) registers allow:
+/// fragments spread over the threads plus a few words of addresses,
+/// indices and loop state per thread.
+int64_t blocksByRegisters(tile::KernelOp kernel,
+                          const target::TargetDescription &tgt) {
+  int64_t threads = kernel ? kernel.getThreads() : 1;
+  int64_t words = 32; // addresses, indices, loop state
+  if (kernel)
+    kernel.walk([&](tile::AllocOp a) {
+      if (a.getType().isFragment())
+        words += (tileBytes(a.getType()) + 4 * threads - 1) / (4 * threads);
+    });
+  return tgt.registersPerBlock > 0
+             ? tgt.registersPerBlock / std::max<int64_t>(1, words * threads)
+             : 2;
 }
 
 } // namespace tessera::passes

@@ -31,6 +31,8 @@ int elementBytes(mlir::Type t);
 int64_t sharedRowPad(mlir::Operation *alloc);
 /// Bytes a shared tile takes, rows padded by `rowPad` elements.
 int64_t sharedTileBytes(tile::TileType t, int64_t rowPad);
+/// A tile's elements in bytes (no padding).
+int64_t tileBytes(tile::TileType t);
 /// Whether the integer or index value `v` is a multiple of `n` on every run,
 /// as far as its defining arithmetic shows (constants, products with such a
 /// factor, sums, differences and selects of such values, induction
@@ -181,6 +183,12 @@ std::string threadCountDependence(tile::KernelOp kernel);
 
 /// The tile.kernel ops of the module.
 llvm::SmallVector<tile::KernelOp> kernelsOf(mlir::ModuleOp m);
+
+/// Blocks of `kernel` per multiprocessor as (estimated) registers allow:
+/// fragments spread over the threads plus a few words of addresses,
+/// indices and loop state per thread.
+int64_t blocksByRegisters(tile::KernelOp kernel,
+                          const target::TargetDescription &tgt);
 
 } // namespace tessera::passes
 

@@ -59,10 +59,6 @@ using namespace tessera::tile;
 namespace tessera::passes {
 namespace {
 
-int64_t tileBytes(TileType t) {
-  return t.getNumElements() * elementBytes(t.getElementType());
-}
-
 /// Ops of `body` that `v` depends on, in block order; false if one has side
 /// effects or regions.
 bool sliceOf(Value v, Block *body, llvm::SetVector<Operation *> &slice) {
@@ -140,23 +136,6 @@ SmallVector<Value> offsetsAt(OpBuilder &ob, Candidate &c, Value iv, Value at) {
   for (Value o : c.copy.getSrcOffsets())
     offs.push_back(map.lookupOrDefault(o));
   return offs;
-}
-
-/// Blocks of `kernel` per multiprocessor as (estimated) registers allow:
-/// fragments spread over the threads plus a few words of addresses,
-/// indices and loop state per thread.
-int64_t blocksByRegisters(KernelOp kernel,
-                          const target::TargetDescription &tgt) {
-  int64_t threads = kernel ? kernel.getThreads() : 1;
-  int64_t words = 32; // addresses, indices, loop state
-  if (kernel)
-    kernel.walk([&](AllocOp a) {
-      if (a.getType().isFragment())
-        words += (tileBytes(a.getType()) + 4 * threads - 1) / (4 * threads);
-    });
-  return tgt.registersPerBlock > 0
-             ? tgt.registersPerBlock / std::max<int64_t>(1, words * threads)
-             : 2;
 }
 
 /// TESSERA_PREFETCH_FRAGMENTS=1 (opt-in until measured): a small copy of a
