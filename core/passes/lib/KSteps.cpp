@@ -45,7 +45,8 @@
 // 32: 0.188-0.190, 2026-11-28), and where the block's gemms do fewer than
 // `min_k_step_macs` multiply-adds a step (lengthenForMacs: a 128x128 bf16
 // GEMM that cannot be merged into 128x256 blocks ran 32-deep steps in
-// 0.308 ms at 4096^3 and 64-deep ones in 0.212, H200, 2026-11-29), while
+// 0.308 ms at 4096^3 and 64-deep ones in 0.212, H200, 2026-11-29), in a
+// block alone on its multiprocessor by registers, while
 // min_pipeline_stages stages still fit. Halving while BK / 2 is a whole number
 // of at least two K steps of the MMA atom the gemms' types take (wgmma bf16:
 // 16, so down to 32), and either
