@@ -28,3 +28,20 @@ tile.func @npot(%A: !tile.tensor<[N], f32>) {
   }
   tile.return
 }
+
+// -----
+
+// A gemm operand that is not a power of two (a head dim of 96), with the
+// padded tile in the note.
+tile.func @npot_gemm(%A: !tile.tensor<[M, D], f16>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel blocks(%bx) in (%c1) threads = 128 {
+    %a = tile.alloc : !tile.tile<64x96xf16, shared>
+    %c = tile.alloc : !tile.tile<64x64xf32, fragment>
+    tile.clear %c : !tile.tile<64x64xf32, fragment>
+    // expected-error @below {{tile shape of an operand is not a power of two in every dimension}}
+    // expected-note @below {{pad the tile to 64x128}}
+    tile.gemm %a, %a, %c transpose_b : !tile.tile<64x96xf16, shared>, !tile.tile<64x96xf16, shared>, !tile.tile<64x64xf32, fragment>
+  }
+  tile.return
+}

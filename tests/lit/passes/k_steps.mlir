@@ -60,6 +60,10 @@
 // FEWMACS: tile.pipelined {{.*}} attributes {tile.k_step_from = 32 : i64}
 // FEWMACS: tile.alloc {{.*}} : <4x128x64xbf16, shared>
 // FEWMACS16: remark: K step 16 -> 64: shorter than two K steps of the MMA atom (16); steps of 32 do 524288
+// Two such blocks per multiprocessor (gemm.mlir's 128x128 blocks left
+// unmerged) keep their steps: deeper stages could cost one its place.
+// RUN: env TESSERA_WIDEN=0 TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/gemm.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWOBLOCKS
+// TWOBLOCKS: remark: K step 32 kept: a step of 16 would be less than two K steps of the MMA atom (16)
 // Gemms on vector FMA keep their steps (f32 x f32 on sm_90a).
 // RUN: env TESSERA_K_STEPS=explain %tessera-opt --tessera-pipeline=target=sm_90a %examples/zoo/linear_f32_nt.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=FMA
 
